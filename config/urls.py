@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+from config.api import api
+
+urlpatterns = [
+    path("", RedirectView.as_view(url="/explorer/", permanent=False)),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("explorer/", include("explorer.urls")),
+    path("settings/", include("policies.urls")),
+]

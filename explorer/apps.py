@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ExplorerConfig(AppConfig):
+    name = "explorer"
+    verbose_name = "Lore Explorer"

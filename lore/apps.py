@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LoreConfig(AppConfig):
+    name = "lore"
+    verbose_name = "Lesson store"

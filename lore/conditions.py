@@ -1,0 +1,578 @@
+"""The registry: the five age/activity conditions and the nine dimensions, declared once (DESIGN.md §1, §5, §6).
+
+Everything else derives from here: `?retention=` parsing and serialisation, the typed-input parser of the filter
+menu, presets, pill wording, the auto-name of a policy, API schemas, CLI flags, the Settings form and the SQL
+predicate the candidate query is built from. Adding a condition is a change to this file (plus a migration for the
+policy column it gets).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal
+
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import LessThan
+
+from lore.scopes import GLOBAL, MAX_VALUE_LENGTH, ScopeError, validate_dimension_value
+
+Unit = Literal["days", "count"]
+Comparison = Literal["older", "within", "at_most", "at_least"]
+
+DAYS_MIN, DAYS_MAX = 1, 3650
+COUNT_MIN, COUNT_MAX = 0, 100_000
+MAX_FILTER_VALUES = 1000
+
+
+# ---------------------------------------------------------------- conditions
+
+
+@dataclass(frozen=True)
+class Param:
+    """One direction of a condition, as it appears in URLs, the API, policies and CLI flags."""
+
+    name: str
+    condition_key: str
+    comparison: Comparison
+
+    @property
+    def condition(self) -> Condition:
+        return CONDITIONS_BY_KEY[self.condition_key]
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.condition.reverse == self.name
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        return (DAYS_MIN, DAYS_MAX) if self.condition.unit == "days" else (COUNT_MIN, COUNT_MAX)
+
+    def value_phrase(self, value: int) -> str:
+        """The value in words, as the menu offers it: "More than 45 days ago", "41 times or more"."""
+        if self.comparison == "older":
+            return f"More than {_days(value)} ago"
+        if self.comparison == "within":
+            return f"Within {_days(value)}"
+        if self.comparison == "at_most":
+            return self.condition.never_phrase if value == 0 else f"{_times(value)} or fewer"
+        return f"{_times(value)} or more"
+
+    def pill(self, value: int) -> str:
+        """The pill's wording: "Chosen: 10 times or more"."""
+        phrase = self.value_phrase(value)
+        if not phrase[0].isdigit():
+            phrase = phrase[0].lower() + phrase[1:]
+        return f"{self.condition.label}: {phrase}"
+
+    def q(self, value: int, now: datetime) -> Q:
+        """The SQL predicate of this direction at `value`, as of `now`."""
+        cond = self.condition
+        if cond.unit == "days":
+            cutoff = now - timedelta(days=value)
+            if self.comparison == "within":
+                # A lesson never opened by an agent was never opened "within" anything.
+                return Q(last_opened_at__gte=cutoff)
+            if cond.key == "last_open":
+                # Never opened: the clock starts at creation (the seed's fallback).
+                return Q(LessThan(Coalesce("last_opened_at", "created_at"), cutoff))
+            return Q(**{f"{cond.field}__lt": cutoff})
+        lookup = "lte" if self.comparison == "at_most" else "gte"
+        return Q(**{f"{cond.field}__{lookup}": value})
+
+    def check(self, value: object) -> int:
+        """`value` as an int within bounds, or ValueError saying why."""
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ValueError(f"{self.name} must be a whole number")
+        text = str(value).strip()
+        if not re.fullmatch(r"-?\d{1,12}", text):
+            raise ValueError(f"{self.name} must be a whole number")
+        number = int(text)
+        low, high = self.bounds
+        if not low <= number <= high:
+            unit = "days" if self.condition.unit == "days" else "times"
+            raise ValueError(f"{self.name} must be between {low} and {high:,} {unit}")
+        return number
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A row of the menu's "Age & activity" section: one retention direction, maybe a reverse one."""
+
+    key: str
+    label: str
+    unit: Unit
+    field: str
+    retention: str
+    reverse: str | None
+    name_phrase: str  # auto-name of a policy, "{n}" is the value
+    retention_presets: tuple[int, ...]
+    reverse_presets: tuple[int, ...] = ()
+    never_phrase: str = ""
+    help: str = ""
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        names = (self.retention, self.reverse) if self.reverse else (self.retention,)
+        return tuple(PARAMS[name] for name in names)
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def _times(n: int) -> str:
+    return "1 time" if n == 1 else f"{n} times"
+
+
+CONDITIONS: tuple[Condition, ...] = (
+    Condition(
+        key="created",
+        label="Created",
+        unit="days",
+        field="created_at",
+        retention="min_age_days",
+        reverse=None,
+        name_phrase="created >{n}d ago",
+        retention_presets=(7, 30, 90, 180, 365),
+        help="When the lesson was first written.",
+    ),
+    Condition(
+        key="last_open",
+        label="Last agent open",
+        unit="days",
+        field="last_opened_at",
+        retention="unseen_days",
+        reverse="opened_within_days",
+        name_phrase="unopened >{n}d",
+        retention_presets=(7, 30, 90, 180, 365),
+        reverse_presets=(1, 7, 30),
+        help="The last deliberate agent fetch (memory.read, lorekit read/show); never-opened lessons count "
+        "from their creation.",
+    ),
+    Condition(
+        key="recurrence",
+        label="Recurrence",
+        unit="count",
+        field="seen_count",
+        retention="max_seen_count",
+        reverse="min_seen_count",
+        name_phrase="written ≤ {n}×",
+        retention_presets=(1, 2, 3, 5),
+        reverse_presets=(1, 10, 100),
+        never_phrase="Never written",
+        help="How many times the lesson has been written. Unrelated to reading.",
+    ),
+    Condition(
+        key="delivered",
+        label="Delivered",
+        unit="count",
+        field="read_count",
+        retention="max_read_count",
+        reverse="min_read_count",
+        name_phrase="delivered ≤ {n}×",
+        retention_presets=(50, 100, 200, 500),
+        reverse_presets=(1, 10, 100),
+        never_phrase="Never delivered",
+        help="Every read, deliberate or not: a list or search page it rode along in counts. Start in the hundreds.",
+    ),
+    Condition(
+        key="chosen",
+        label="Chosen",
+        unit="count",
+        field="opened_count",
+        retention="max_opened_count",
+        reverse="min_opened_count",
+        name_phrase="chosen ≤ {n}×",
+        retention_presets=(0, 1, 2, 5),
+        reverse_presets=(1, 10, 100),
+        never_phrase="Never chosen",
+        help="Deliberate agent fetches only. 'Never chosen' means nothing has ever used it.",
+    ),
+)
+CONDITIONS_BY_KEY = {c.key: c for c in CONDITIONS}
+
+_COMPARISONS = {
+    "min_age_days": "older",
+    "unseen_days": "older",
+    "opened_within_days": "within",
+}
+
+
+def _build_params() -> dict[str, Param]:
+    params: dict[str, Param] = {}
+    for cond in CONDITIONS:
+        for name in filter(None, (cond.retention, cond.reverse)):
+            comparison = _COMPARISONS.get(name) or ("at_most" if name.startswith("max_") else "at_least")
+            params[name] = Param(name=name, condition_key=cond.key, comparison=comparison)  # type: ignore[arg-type]
+    return params
+
+
+PARAMS: dict[str, Param] = _build_params()
+RETENTION_PARAMS: tuple[Param, ...] = tuple(PARAMS[c.retention] for c in CONDITIONS)
+REVERSE_PARAMS: tuple[Param, ...] = tuple(PARAMS[c.reverse] for c in CONDITIONS if c.reverse)
+
+
+# ---------------------------------------------------------------- typed input of the filter menu
+
+
+@dataclass(frozen=True)
+class Option:
+    param: str
+    value: int
+
+    @property
+    def label(self) -> str:
+        return PARAMS[self.param].value_phrase(self.value)
+
+    @property
+    def token(self) -> str:
+        return f"{self.param}:{self.value}"
+
+
+@dataclass(frozen=True)
+class TypedResult:
+    options: tuple[Option, ...] = ()
+    error: str = ""
+
+
+_TYPED = re.compile(r"^\s*(>=|<=|=>|=<|>|<)?\s*(\d{1,9})\s*$")
+
+
+def parse_typed(condition_key: str, text: str) -> TypedResult:
+    """What the menu's search box offers for `text` under a condition (DESIGN.md §5). Never raises."""
+    cond = CONDITIONS_BY_KEY.get(condition_key)
+    if cond is None:
+        return TypedResult(error="unknown condition")
+    if not isinstance(text, str) or not text.strip():
+        return TypedResult()
+    match = _TYPED.match(text)
+    if not match:
+        return TypedResult(error="Type a whole number, optionally with >, >=, < or <=.")
+    op = {"=>": ">=", "=<": "<="}.get(match.group(1) or "", match.group(1) or "")
+    number = int(match.group(2))
+    retention, reverse = PARAMS[cond.retention], PARAMS[cond.reverse] if cond.reverse else None
+    candidates: list[tuple[Param, int]]
+    if cond.unit == "count":
+        assert reverse is not None
+        candidates = {
+            "": [(retention, number), (reverse, number)],
+            ">": [(reverse, number + 1)],
+            ">=": [(reverse, number)],
+            "<": [(retention, number - 1)],
+            "<=": [(retention, number)],
+        }[op]
+    elif reverse is None:
+        if op in ("<", "<="):
+            return TypedResult(error=f"{cond.label} only looks back: type a number of days, e.g. {number}.")
+        candidates = [(retention, number)]
+    else:
+        # On days a strict comparison does not move the value: >30 is "More than 30 days ago".
+        candidates = {
+            "": [(retention, number), (reverse, number)],
+            ">": [(retention, number)],
+            ">=": [(retention, number)],
+            "<": [(reverse, number)],
+            "<=": [(reverse, number)],
+        }[op]
+    options, errors = [], []
+    for param, value in candidates:
+        try:
+            options.append(Option(param.name, param.check(value)))
+        except ValueError:
+            low, high = param.bounds
+            unit = "days" if cond.unit == "days" else "times"
+            errors.append(f"{cond.label} takes {low} to {high:,} {unit}.")
+    return TypedResult(tuple(options), "" if options else errors[0])
+
+
+# ---------------------------------------------------------------- ?retention=
+
+
+def parse_retention(text: str | None) -> tuple[dict[str, int], list[str]]:
+    """`min_age_days:90,max_opened_count:0` → ({param: value}, notices). Never raises.
+
+    Malformed, unknown and out-of-range parts are dropped with a notice. A row holds one direction at a time:
+    when both directions of a condition appear, the later one wins.
+    """
+    values: dict[str, int] = {}
+    notices: list[str] = []
+    if not text:
+        return values, notices
+    for raw_part in str(text)[:4000].split(","):
+        part = raw_part.strip()
+        if not part:
+            continue
+        name, sep, raw_value = part.partition(":")
+        param = PARAMS.get(name.strip())
+        shown = part if len(part) <= 60 else part[:57] + "…"
+        if param is None or not sep:
+            notices.append(f"Ignored “{shown}” in retention: not a known condition.")
+            continue
+        try:
+            value = param.check(raw_value)
+        except ValueError as exc:
+            notices.append(f"Ignored “{shown}” in retention: {exc}.")
+            continue
+        for other in param.condition.params:
+            if other.name != param.name and other.name in values:
+                del values[other.name]
+                notices.append(
+                    f"{param.condition.label} holds one direction at a time: kept {param.pill(value)}."
+                )
+        values[param.name] = value
+    return canonical_conditions(values), notices
+
+
+def canonical_conditions(values: Mapping[str, int]) -> dict[str, int]:
+    """Conditions in registry order."""
+    return {name: values[name] for name in PARAMS if name in values}
+
+
+def serialize_retention(values: Mapping[str, int]) -> str:
+    return ",".join(f"{name}:{value}" for name, value in canonical_conditions(values).items())
+
+
+def conditions_q(values: Mapping[str, int], now: datetime) -> Q:
+    q = Q()
+    for name, value in canonical_conditions(values).items():
+        q &= PARAMS[name].q(value, now)
+    return q
+
+
+# ---------------------------------------------------------------- dimensions
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    label: str
+    field: str
+    modes: tuple[str, ...]
+    in_policy: bool = True
+    value_prefix: str = ""  # "#" for pull requests
+
+    @property
+    def default_mode(self) -> str:
+        return self.modes[0]
+
+    @property
+    def mode_param(self) -> str:
+        return f"{self.name}_mode"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def is_tags(self) -> bool:
+        return self.name == "tags"
+
+    def display(self, value: str) -> str:
+        return f"{self.value_prefix}{value}" if value else "(none)"
+
+
+TAG_MODES = ("any", "all", "none")
+SET_MODES = ("in", "nin")
+
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension("tags", "Label", "tags", TAG_MODES),
+    Dimension("kind", "Kind", "kind", SET_MODES),
+    Dimension("host", "Host", "host", SET_MODES),
+    Dimension("owner", "Owner", "owner", SET_MODES, in_policy=False),
+    Dimension("source_agent", "Agent", "source_agent", SET_MODES),
+    Dimension("trigger", "Trigger", "trigger", SET_MODES),
+    Dimension("origin_repo", "Repository", "origin_repo", SET_MODES),
+    Dimension("origin_branch", "Branch", "origin_branch", SET_MODES),
+    Dimension("origin_pr", "Pull request", "origin_pr", SET_MODES, value_prefix="#"),
+)
+DIMENSIONS_BY_NAME = {d.name: d for d in DIMENSIONS}
+POLICY_DIMENSIONS: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if d.in_policy)
+
+
+@dataclass(frozen=True)
+class DimFilter:
+    values: tuple[str, ...]
+    mode: str
+
+    def wording(self, dim: Dimension) -> str:
+        """ "includes all ci::x", "is bus", "is either of bus, decision", "is not aw"."""
+        shown = ", ".join(dim.display(v) for v in self.values)
+        if dim.is_tags:
+            return f"includes {self.mode} {shown}"
+        if self.mode == "nin":
+            return f"is not {shown}"
+        return f"is either of {shown}" if len(self.values) > 1 else f"is {shown}"
+
+
+def dimension_pill(dim: Dimension, flt: DimFilter) -> str:
+    return f"{dim.label}: {flt.wording(dim)}"
+
+
+def dimension_q(dim: Dimension, flt: DimFilter) -> Q:
+    from lore.models import LessonTag  # the registry is imported by models' neighbours; keep import lazy
+
+    if dim.is_tags:
+
+        def has(values: Iterable[str]) -> Exists:
+            return Exists(LessonTag.objects.filter(lesson_id=OuterRef("pk"), tag__in=list(values)))
+
+        if flt.mode == "any":
+            return Q(has(flt.values))
+        if flt.mode == "none":
+            return ~Q(has(flt.values))
+        q = Q()
+        for value in flt.values:
+            q &= Q(has([value]))
+        return q
+    q = Q(**{f"{dim.field}__in": list(flt.values)})
+    return ~q if flt.mode == "nin" else q
+
+
+def dimensions_q(filters: Mapping[str, DimFilter]) -> Q:
+    q = Q()
+    for dim in DIMENSIONS:
+        if dim.name in filters:
+            q &= dimension_q(dim, filters[dim.name])
+    return q
+
+
+def split_values(raw: object) -> list[str]:
+    """A comma-separated string or a list → stripped, de-duplicated, non-empty values in order."""
+    if raw is None:
+        return []
+    items: list[object] = list(raw) if isinstance(raw, list | tuple) else str(raw).split(",")  # type: ignore[assignment]
+    seen: dict[str, None] = {}
+    for item in items:
+        text = item.strip() if isinstance(item, str) else item
+        if text == "" or text is None:
+            continue
+        seen.setdefault(text if isinstance(text, str) else str(text), None)  # type: ignore[arg-type]
+    return list(seen)
+
+
+def parse_dimension(dim: Dimension, raw_values: object, raw_mode: object) -> DimFilter:
+    """Values and mode → DimFilter, or ScopeError naming the field and what is wrong."""
+    values = [validate_dimension_value(v, dim.name) for v in split_values(raw_values)]
+    if not values:
+        raise ScopeError(f"{dim.name} holds no values", field=dim.name)
+    if len(values) > MAX_FILTER_VALUES:
+        raise ScopeError(f"{dim.name} holds more than {MAX_FILTER_VALUES} values", field=dim.name)
+    if dim.value_prefix:
+        values = [v.removeprefix(dim.value_prefix) for v in values]
+    mode = dim.default_mode if raw_mode in (None, "") else str(raw_mode).strip().lower()
+    if mode not in dim.modes:
+        raise ScopeError(f"{dim.mode_param} must be one of {', '.join(dim.modes)}", field=dim.mode_param)
+    return DimFilter(tuple(v[:MAX_VALUE_LENGTH] for v in values), mode)
+
+
+# ---------------------------------------------------------------- a whole rule
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Scope + conditions + dimension filters: what a policy holds and what the Explorer shows."""
+
+    scope: str = GLOBAL
+    conditions: Mapping[str, int] = field(default_factory=dict)
+    dimensions: Mapping[str, DimFilter] = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.conditions and not self.dimensions
+
+    @property
+    def reverse_params(self) -> list[Param]:
+        return [PARAMS[n] for n in self.conditions if PARAMS[n].is_reverse]
+
+    @property
+    def explorer_only_dimensions(self) -> list[Dimension]:
+        return [DIMENSIONS_BY_NAME[n] for n in self.dimensions if not DIMENSIONS_BY_NAME[n].in_policy]
+
+    def q(self, now: datetime) -> Q:
+        """Conditions AND dimensions (the scope is applied by the candidate query)."""
+        return conditions_q(self.conditions, now) & dimensions_q(self.dimensions)
+
+    def pills(self) -> list[tuple[str, str]]:
+        """(param-or-dimension name, wording) for every condition and filter, in registry order."""
+        out = [
+            (name, PARAMS[name].pill(value)) for name, value in canonical_conditions(self.conditions).items()
+        ]
+        out += [
+            (d.name, dimension_pill(d, self.dimensions[d.name]))
+            for d in DIMENSIONS
+            if d.name in self.dimensions
+        ]
+        return out
+
+
+class RuleError(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def rule_from_data(
+    data: Mapping[str, object],
+    *,
+    allow_reverse: bool = False,
+    allow_explorer_dimensions: bool = False,
+    require_scope: bool = True,
+) -> Rule:
+    """A Rule from API/CLI/form data keyed by param and dimension names. Raises RuleError on the first problem."""
+    from lore.scopes import parse_scope
+
+    try:
+        scope = parse_scope(data.get("scope")) if (require_scope or data.get("scope")) else GLOBAL  # type: ignore[arg-type]
+    except ScopeError as exc:
+        raise RuleError("scope", exc.message) from exc
+    conditions: dict[str, int] = {}
+    for name, param in PARAMS.items():
+        raw = data.get(name)
+        if raw is None or raw == "":
+            continue
+        if param.is_reverse and not allow_reverse:
+            raise RuleError(name, f"{name} is for exploring only: a retention policy cannot carry it")
+        try:
+            conditions[name] = param.check(raw)
+        except ValueError as exc:
+            raise RuleError(name, str(exc)) from exc
+        for other in param.condition.params:
+            if other.name != name and other.name in conditions:
+                raise RuleError(
+                    name, f"{other.name} and {name} are two directions of one condition: pick one"
+                )
+    dimensions: dict[str, DimFilter] = {}
+    for dim in DIMENSIONS:
+        raw_values = data.get(dim.name)
+        if raw_values in (None, "", []):
+            continue
+        if not dim.in_policy and not allow_explorer_dimensions:
+            raise RuleError(dim.name, f"{dim.name} is an Explorer filter: a retention policy cannot carry it")
+        try:
+            dimensions[dim.name] = parse_dimension(dim, raw_values, data.get(dim.mode_param))
+        except ScopeError as exc:
+            raise RuleError(exc.field, exc.message) from exc
+    return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
+
+
+def auto_name(rule: Rule) -> str:
+    """The name a policy gets when the dashboard's name field is left blank (DESIGN.md §7)."""
+    phrases = [
+        CONDITIONS_BY_KEY[PARAMS[name].condition_key].name_phrase.format(n=value)
+        for name, value in canonical_conditions(rule.conditions).items()
+        if not PARAMS[name].is_reverse
+    ]
+    for dim in DIMENSIONS:
+        if dim.name in rule.dimensions:
+            phrases.append(f"{dim.label.lower()} {rule.dimensions[dim.name].wording(dim)}")
+    where = "all scopes" if rule.scope == GLOBAL else rule.scope
+    return f"{' · '.join(phrases)} in {where}"

@@ -1,0 +1,42 @@
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from lore.models import Account
+from lore.transfer import import_lines
+
+
+class Command(BaseCommand):
+    help = "Import NDJSON lessons into an account (upsert on scope+key; counters and timestamps kept)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--account", required=True)
+        parser.add_argument("--input", "-i", default="-")
+        parser.add_argument("--create-account", action="store_true")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        name = str(opts["account"])
+        account = Account.objects.filter(name=name).first()
+        if account is None:
+            if not opts["create_account"]:
+                raise CommandError(f"no account named {name!r} (pass --create-account to create it)")
+            account = Account.objects.create(name=name)
+        try:
+            src = sys.stdin if opts["input"] == "-" else open(str(opts["input"]), encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"cannot read {opts['input']}: {exc.strerror}") from exc
+        with src:
+            report = import_lines(
+                account,
+                src,
+                actor="import_lessons",
+                progress=lambda r: self.stderr.write(f"\r  {r.created + r.updated:,} lines", ending=""),
+            )
+        self.stderr.write(
+            f"\ncreated {report.created:,}, updated {report.updated:,}, failed {len(report.failed):,}"
+        )
+        for failure in report.failed[:50]:
+            self.stderr.write(f"  line {failure['line']}: {failure['field']}: {failure['message']}")
+        if report.failed:
+            raise CommandError(f"{len(report.failed)} line(s) failed")

@@ -1,0 +1,202 @@
+"""The lesson store: tenants, tokens, lessons, and the events that record what happened to them.
+
+Counters, timestamps, protection and archive state are changed only by `lore.services` (DESIGN.md §1, §3).
+`read_count` and `last_read_at` change on every read, so they are deliberately kept out of every index:
+on PostgreSQL that keeps a read bump a cheap HOT update.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Coalesce
+
+
+class Account(models.Model):
+    """A tenant. Every query is scoped to one."""
+
+    name = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="memberships")
+    team = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "account"], name="membership_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.account}"
+
+
+def token_hash(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A bearer token. Only its SHA-256 is stored; the raw token is shown once, at creation."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12)
+    hashed = models.CharField(max_length=64, unique=True)
+    owner = models.CharField(max_length=64, default="personal", help_text="'personal' or a team slug")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class Lesson(models.Model):
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="lessons")
+    scope = models.CharField(max_length=600)
+    key = models.CharField(max_length=512)
+    content = models.TextField()
+    # The dimensions. Blank means "not set", never NULL, so that `not in` filters stay simple.
+    kind = models.CharField(max_length=64, blank=True, default="")
+    tags = models.JSONField(default=list, blank=True)
+    host = models.CharField(max_length=128, blank=True, default="")
+    trigger = models.CharField(max_length=128, blank=True, default="")
+    source_agent = models.CharField(max_length=128, blank=True, default="")
+    origin_repo = models.CharField(max_length=256, blank=True, default="")
+    origin_branch = models.CharField(max_length=256, blank=True, default="")
+    origin_pr = models.CharField(max_length=32, blank=True, default="")
+    owner = models.CharField(max_length=64, default="personal")
+    # The counters (DESIGN.md §3): Recurrence, Delivered, Chosen.
+    seen_count = models.PositiveIntegerField(default=1)
+    read_count = models.PositiveIntegerField(default=0)
+    last_read_at = models.DateTimeField(null=True, blank=True)
+    opened_count = models.PositiveIntegerField(default=0)
+    last_opened_at = models.DateTimeField(null=True, blank=True)
+    # Set explicitly by the write service: reads must never move updated_at, so no auto_now here.
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    protected = models.BooleanField(default=False)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_by_run = models.ForeignKey(
+        "policies.PolicyRun",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="archived_lessons",
+    )
+    archive_reason = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "scope", "key"], name="lesson_unique_address"),
+        ]
+        indexes = [
+            # The Explorer's default order (newest) and keyset pagination, active lessons only.
+            models.Index(
+                fields=["account", "-created_at", "-id"],
+                name="lesson_active_newest",
+                condition=models.Q(archived_at__isnull=True),
+            ),
+            models.Index(
+                fields=["account", "-opened_count", "-id"],
+                name="lesson_active_chosen",
+                condition=models.Q(archived_at__isnull=True),
+            ),
+            models.Index(fields=["account", "scope"], name="lesson_scope"),
+            models.Index(
+                Coalesce("last_opened_at", "created_at"),
+                "account",
+                name="lesson_last_agent_open",
+                condition=models.Q(archived_at__isnull=True),
+            ),
+            models.Index(fields=["account", "kind"], name="lesson_kind"),
+            models.Index(fields=["account", "host"], name="lesson_host"),
+            models.Index(fields=["archived_by_run"], name="lesson_archived_by_run"),
+            models.Index(
+                fields=["account", "-archived_at", "-id"],
+                name="lesson_archived_recent",
+                condition=models.Q(archived_at__isnull=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.address
+
+    @property
+    def address(self) -> str:
+        return f"{self.scope}::{self.key}"
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
+
+
+class LessonTag(models.Model):
+    """One row per (lesson, tag): lets tag filters and per-tag counts run as indexed SQL on every database."""
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="tag_rows")
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    tag = models.CharField(max_length=512)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["lesson", "tag"], name="lessontag_unique")]
+        indexes = [models.Index(fields=["account", "tag", "lesson"], name="lessontag_lookup")]
+
+    def __str__(self) -> str:
+        return self.tag
+
+
+class ReadEvent(models.Model):
+    """One delivery (a list/search page, a single fetch, a detail sheet), recorded against the scope asked for."""
+
+    class Surface(models.TextChoices):
+        API = "api"
+        CLI = "cli"
+        MCP = "mcp"
+        DASHBOARD = "dashboard"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="read_events")
+    scope = models.CharField(max_length=600)
+    surface = models.CharField(max_length=16, choices=Surface.choices)
+    lesson_count = models.PositiveIntegerField()
+    at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "at"], name="readevent_account_at")]
+
+    def __str__(self) -> str:
+        return f"{self.surface} read of {self.lesson_count} in {self.scope}"
+
+
+class LessonEvent(models.Model):
+    """The audit trail of one lesson."""
+
+    class Action(models.TextChoices):
+        ARCHIVED = "archived"
+        RESTORED = "restored"
+        PROTECTED = "protected"
+        UNPROTECTED = "unprotected"
+        IMPORTED = "imported"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="events")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    actor = models.CharField(max_length=200, blank=True, default="")
+    run = models.ForeignKey(
+        "policies.PolicyRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    detail = models.CharField(max_length=500, blank=True, default="")
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["lesson", "-at"], name="lessonevent_lesson_at")]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.lesson_id}"

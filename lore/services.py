@@ -1,0 +1,228 @@
+"""The only code that changes lessons (DESIGN.md §1, §3). Each state change writes its LessonEvent here.
+
+| surface                         | seen | read, last_read | opened, last_opened | updated_at | ReadEvent |
+| write                           | +1   |                 |                     | now        |           |
+| list/search page, single fetch  |      | +1              |                     |            | 1         |
+| deliberate agent open           |      | +1              | +1, now             |            | 1         |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from lore.inputs import LessonInput
+from lore.models import Account, Lesson, LessonEvent, LessonTag, ReadEvent
+
+Action = LessonEvent.Action
+
+
+def tags_sync(account: Account, tags_by_lesson: Mapping[int, Sequence[str]]) -> None:
+    """Make LessonTag rows mirror each lesson's tag list (two statements for any number of lessons)."""
+    if not tags_by_lesson:
+        return
+    LessonTag.objects.filter(lesson_id__in=list(tags_by_lesson)).delete()
+    LessonTag.objects.bulk_create(
+        [
+            LessonTag(lesson_id=lesson_id, account=account, tag=tag)
+            for lesson_id, tags in tags_by_lesson.items()
+            for tag in dict.fromkeys(tags)
+        ],
+        batch_size=2000,
+    )
+
+
+def _event(lesson: Lesson, action: str, *, actor: str = "", detail: str = "", now: datetime) -> LessonEvent:
+    return LessonEvent.objects.create(
+        account_id=lesson.account_id, lesson=lesson, action=action, actor=actor, detail=detail, at=now
+    )
+
+
+@transaction.atomic
+def lesson_write(
+    *,
+    account: Account,
+    data: LessonInput,
+    owner: str = "personal",
+    actor: str = "",
+    now: datetime | None = None,
+) -> tuple[Lesson, bool]:
+    """Write a lesson (upsert on scope+key). A rewrite is a recurrence; a rewrite of an archived key restores it.
+
+    Returns (lesson, created).
+    """
+    now = now or timezone.now()
+    fields = {"content": data.content, "tags": data.tags, **data.dims}
+    existing = (
+        Lesson.objects.select_for_update().filter(account=account, scope=data.scope, key=data.key).first()
+    )
+    if existing is None:
+        try:
+            with transaction.atomic():
+                lesson = Lesson.objects.create(
+                    account=account,
+                    scope=data.scope,
+                    key=data.key,
+                    owner=owner,
+                    seen_count=1,
+                    created_at=now,
+                    updated_at=now,
+                    **fields,
+                )
+        except IntegrityError:  # a concurrent first write won the race: this one is a recurrence
+            existing = Lesson.objects.select_for_update().get(account=account, scope=data.scope, key=data.key)
+        else:
+            tags_sync(account, {lesson.pk: data.tags})
+            return lesson, True
+    was_archived = existing.archived_at is not None
+    Lesson.objects.filter(pk=existing.pk).update(
+        seen_count=F("seen_count") + 1,
+        updated_at=now,
+        archived_at=None,
+        archived_by_run=None,
+        archive_reason="",
+        **fields,
+    )
+    if was_archived:
+        _event(existing, Action.RESTORED, actor=actor, detail="rewritten while archived", now=now)
+    tags_sync(account, {existing.pk: data.tags})
+    existing.refresh_from_db()
+    return existing, False
+
+
+def lessons_deliver(
+    *, account: Account, lesson_ids: Sequence[int], scope: str, surface: str, now: datetime | None = None
+) -> None:
+    """A page (or one lesson) handed to a reader: Delivered +1 for each, one UPDATE and one ReadEvent."""
+    if not lesson_ids:
+        return
+    now = now or timezone.now()
+    with transaction.atomic():
+        Lesson.objects.filter(account=account, pk__in=list(lesson_ids)).update(
+            read_count=F("read_count") + 1, last_read_at=now
+        )
+        ReadEvent.objects.create(
+            account=account, scope=scope, surface=surface, lesson_count=len(lesson_ids), at=now
+        )
+
+
+def lesson_open(*, account: Account, lesson: Lesson, surface: str, now: datetime | None = None) -> Lesson:
+    """A deliberate agent fetch of one lesson: Delivered, Chosen and Last agent open move."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        Lesson.objects.filter(account=account, pk=lesson.pk).update(
+            read_count=F("read_count") + 1,
+            last_read_at=now,
+            opened_count=F("opened_count") + 1,
+            last_opened_at=now,
+        )
+        ReadEvent.objects.create(account=account, scope=lesson.scope, surface=surface, lesson_count=1, at=now)
+    lesson.refresh_from_db()
+    return lesson
+
+
+@transaction.atomic
+def lesson_protect(*, account: Account, lesson: Lesson, protected: bool = True, actor: str = "") -> Lesson:
+    """Pin (protect) or unpin a lesson; no policy or manual run archives a protected lesson."""
+    now = timezone.now()
+    changed = (
+        Lesson.objects.filter(account=account, pk=lesson.pk)
+        .exclude(protected=protected)
+        .update(protected=protected)
+    )
+    if changed:
+        _event(lesson, Action.PROTECTED if protected else Action.UNPROTECTED, actor=actor, now=now)
+    lesson.refresh_from_db()
+    return lesson
+
+
+def lessons_archive(
+    *,
+    account: Account,
+    lesson_ids: Sequence[int],
+    guard: Q | None = None,
+    run_id: int | None = None,
+    reason: str = "",
+    actor: str = "",
+    now: datetime | None = None,
+) -> list[int]:
+    """Archive these lessons in one UPDATE that repeats `guard` (the candidate predicate), so a lesson
+    protected, restored or rewritten since it was selected is skipped. Returns the ids archived."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        updated = (
+            Lesson.objects.filter(account=account, pk__in=list(lesson_ids), archived_at__isnull=True)
+            .filter(guard or Q())
+            .update(archived_at=now, archived_by_run_id=run_id, archive_reason=reason[:200])
+        )
+        if not updated:
+            return []
+        archived = list(
+            Lesson.objects.filter(account=account, pk__in=list(lesson_ids), archived_at=now).values_list(
+                "pk", flat=True
+            )
+        )
+        LessonEvent.objects.bulk_create(
+            [
+                LessonEvent(
+                    account=account,
+                    lesson_id=pk,
+                    action=Action.ARCHIVED,
+                    actor=actor,
+                    run_id=run_id,
+                    detail=reason[:500],
+                    at=now,
+                )
+                for pk in archived
+            ],
+            batch_size=2000,
+        )
+    return archived
+
+
+def lessons_restore(
+    *, account: Account, lesson_ids: Iterable[int] | None = None, run_id: int | None = None, actor: str = ""
+) -> int:
+    """Restore archived lessons, by id or every lesson a run archived ("Undo run"). Returns how many."""
+    now = timezone.now()
+    qs = Lesson.objects.filter(account=account, archived_at__isnull=False)
+    if lesson_ids is not None:
+        qs = qs.filter(pk__in=list(lesson_ids))
+    if run_id is not None:
+        qs = qs.filter(archived_by_run_id=run_id)
+    total = 0
+    while True:
+        with transaction.atomic():
+            batch = list(qs.order_by("pk").values_list("pk", flat=True)[:2000])
+            if not batch:
+                return total
+            Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(
+                archived_at=None, archived_by_run=None, archive_reason=""
+            )
+            detail = f"undo of run {run_id}" if run_id else ""
+            LessonEvent.objects.bulk_create(
+                [
+                    LessonEvent(
+                        account=account,
+                        lesson_id=pk,
+                        action=Action.RESTORED,
+                        actor=actor,
+                        run_id=run_id,
+                        detail=detail,
+                        at=now,
+                    )
+                    for pk in batch
+                ],
+                batch_size=2000,
+            )
+            total += len(batch)
+
+
+def lesson_restore(*, account: Account, lesson: Lesson, actor: str = "") -> Lesson:
+    lessons_restore(account=account, lesson_ids=[lesson.pk], actor=actor)
+    lesson.refresh_from_db()
+    return lesson

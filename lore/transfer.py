@@ -1,0 +1,183 @@
+"""Export and import of a whole store as NDJSON: every field, counters and timestamps kept."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from lore.inputs import FieldError, LessonInput, parse_count, parse_timestamp
+from lore.models import Account, Lesson, LessonEvent
+from lore.services import tags_sync
+
+EXPORT_FIELDS = (
+    "scope",
+    "key",
+    "content",
+    "kind",
+    "tags",
+    "host",
+    "trigger",
+    "source_agent",
+    "origin_repo",
+    "origin_branch",
+    "origin_pr",
+    "owner",
+    "seen_count",
+    "read_count",
+    "last_read_at",
+    "opened_count",
+    "last_opened_at",
+    "created_at",
+    "updated_at",
+    "protected",
+    "archived_at",
+    "archive_reason",
+)
+_TIMESTAMPS = ("last_read_at", "last_opened_at", "created_at", "updated_at", "archived_at")
+IMPORT_BATCH = 500
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat(timespec="microseconds") if value else None
+
+
+def lesson_as_dict(lesson: Lesson) -> dict[str, object]:
+    row = {name: getattr(lesson, name) for name in EXPORT_FIELDS}
+    for name in _TIMESTAMPS:
+        row[name] = _iso(row[name])  # type: ignore[arg-type]
+    return row
+
+
+def export_lines(account: Account, *, chunk: int = 2000) -> Iterator[str]:
+    """One JSON line per lesson (archived ones included), in id order, streamed in keyset chunks."""
+    last_pk = 0
+    while True:
+        rows = list(Lesson.objects.filter(account=account, pk__gt=last_pk).order_by("pk")[:chunk])
+        if not rows:
+            return
+        for lesson in rows:
+            yield json.dumps(lesson_as_dict(lesson), ensure_ascii=False, separators=(",", ":")) + "\n"
+        last_pk = rows[-1].pk
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    updated: int = 0
+    failed: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def as_dict(self) -> dict[str, object]:
+        return {"created": self.created, "updated": self.updated, "failed": self.failed}
+
+
+def _lesson_from_line(account: Account, text: str) -> Lesson:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FieldError("line", f"not valid JSON ({exc.msg})") from exc
+    if not isinstance(data, dict):
+        raise FieldError("line", "must be a JSON object")
+    base = LessonInput.from_data(data)
+    created_at = parse_timestamp(data, "created_at") or timezone.now()
+    lesson = Lesson(
+        account=account,
+        scope=base.scope,
+        key=base.key,
+        content=base.content,
+        tags=base.tags,
+        **base.dims,
+        owner=str(data.get("owner") or "personal")[:64],
+        seen_count=max(1, parse_count(data, "seen_count", 1)),
+        read_count=parse_count(data, "read_count"),
+        opened_count=parse_count(data, "opened_count"),
+        last_read_at=parse_timestamp(data, "last_read_at"),
+        last_opened_at=parse_timestamp(data, "last_opened_at"),
+        created_at=created_at,
+        updated_at=parse_timestamp(data, "updated_at") or created_at,
+        protected=bool(data.get("protected", False)),
+        archived_at=parse_timestamp(data, "archived_at"),
+        archive_reason=str(data.get("archive_reason") or "")[:200],
+    )
+    if lesson.opened_count > lesson.read_count:
+        raise FieldError("opened_count", "cannot exceed read_count (opens are a subset of reads)")
+    return lesson
+
+
+def import_lines(
+    account: Account, lines: Iterable[str], *, actor: str = "", progress: object = None
+) -> ImportReport:
+    """Upsert every valid line on (scope, key), keeping timestamps and counters. Bad lines are reported by
+    number and skipped; good lines are committed in batches, so an interrupted import can simply be re-run."""
+    report = ImportReport()
+    batch: list[Lesson] = []
+    for number, raw in enumerate(lines, start=1):
+        text = raw.strip() if isinstance(raw, str) else raw.decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        try:
+            batch.append(_lesson_from_line(account, text))
+        except FieldError as exc:
+            report.failed.append({"line": number, "field": exc.field, "message": exc.message})
+        if len(batch) >= IMPORT_BATCH:
+            _import_batch(account, batch, report, actor)
+            batch = []
+            if callable(progress):
+                progress(report)
+    if batch:
+        _import_batch(account, batch, report, actor)
+    return report
+
+
+@transaction.atomic
+def _import_batch(account: Account, batch: list[Lesson], report: ImportReport, actor: str) -> None:
+    by_address = {(lesson.scope, lesson.key): lesson for lesson in batch}  # a later line wins
+    existing = {
+        (row.scope, row.key): row
+        for row in Lesson.objects.filter(
+            account=account, scope__in={s for s, _ in by_address}, key__in={k for _, k in by_address}
+        )
+    }
+    to_create = [lesson for address, lesson in by_address.items() if address not in existing]
+    to_update = []
+    for address, lesson in by_address.items():
+        if address in existing:
+            lesson.pk = existing[address].pk
+            to_update.append(lesson)
+    Lesson.objects.bulk_create(to_create, batch_size=IMPORT_BATCH)
+    if to_update:
+        Lesson.objects.bulk_update(
+            to_update, [f for f in EXPORT_FIELDS if f not in ("scope", "key")], batch_size=200
+        )
+    if not all(lesson.pk for lesson in to_create):  # backends without RETURNING: look the new ids up
+        ids = dict(
+            ((s, k), pk)
+            for s, k, pk in Lesson.objects.filter(
+                account=account,
+                scope__in={lsn.scope for lsn in to_create},
+                key__in={lsn.key for lsn in to_create},
+            ).values_list("scope", "key", "pk")
+        )
+        for lesson in to_create:
+            lesson.pk = ids[(lesson.scope, lesson.key)]
+    tags_sync(account, {lesson.pk: lesson.tags for lesson in by_address.values()})
+    now = timezone.now()
+    LessonEvent.objects.bulk_create(
+        [
+            LessonEvent(
+                account=account, lesson_id=lesson.pk, action=LessonEvent.Action.IMPORTED, actor=actor, at=now
+            )
+            for lesson in by_address.values()
+        ],
+        batch_size=IMPORT_BATCH,
+    )
+    report.created += len(to_create)
+    report.updated += len(to_update)

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from lore.accounts import token_create
+from lore.models import Account
+from tests.factories import AccountFactory, MembershipFactory, UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _celery_eager_by_default(settings):  # noqa: ANN001
+    """Outside the tests that start a real worker, tasks run in-process."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def account(db) -> Account:  # noqa: ANN001
+    return AccountFactory(name="acme")
+
+
+@pytest.fixture
+def other_account(db) -> Account:  # noqa: ANN001
+    return AccountFactory(name="globex")
+
+
+@pytest.fixture
+def user(account):  # noqa: ANN001, ANN201
+    member = MembershipFactory(account=account, user=UserFactory(username="alice"))
+    return member.user
+
+
+@pytest.fixture
+def logged_in(client: Client, user) -> Client:  # noqa: ANN001
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def raw_token(account) -> str:  # noqa: ANN001
+    return token_create(account=account, name="tests")[1]
+
+
+@pytest.fixture
+def other_raw_token(other_account) -> str:  # noqa: ANN001
+    return token_create(account=other_account, name="tests")[1]
