@@ -1,0 +1,109 @@
+"""Reads of the store (no side effects). The Explorer and the API list through here."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from lore.candidates import lessons_matching
+from lore.conditions import Rule
+from lore.models import Account, Lesson
+
+SORTS = {
+    # sort name → (field of the keyset, label)
+    "newest": ("created_at", "Newest"),
+    "opened_count": ("opened_count", "Most chosen"),
+}
+DEFAULT_SORT = "newest"
+MAX_LIMIT = 200
+
+
+class CursorError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[Lesson]
+    next_cursor: str | None
+
+
+def cursor_encode(sort: str, lesson: Lesson) -> str:
+    field = SORTS[sort][0]
+    value = getattr(lesson, field)
+    payload = [sort, value.isoformat() if isinstance(value, datetime) else value, lesson.pk]
+    return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
+
+
+def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
+    """(keyset value, id) from a cursor; CursorError if it is not one of ours or belongs to another sort."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        name, value, pk = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise CursorError("cursor is not valid") from exc
+    if name != sort or not isinstance(pk, int):
+        raise CursorError("cursor belongs to another sort order")
+    if SORTS[sort][0] == "created_at":
+        parsed = parse_datetime(value) if isinstance(value, str) else None
+        if parsed is None:
+            raise CursorError("cursor is not valid")
+        return parsed, pk
+    if not isinstance(value, int):
+        raise CursorError("cursor is not valid")
+    return value, pk
+
+
+def text_search_q(q: str) -> Q:
+    """Every word must appear in the key or the content (case-insensitive)."""
+    query = Q()
+    for word in q.split()[:10]:
+        query &= Q(key__icontains=word) | Q(content__icontains=word)
+    return query
+
+
+def lessons_filtered(
+    account: Account,
+    rule: Rule,
+    *,
+    q: str = "",
+    written_since: datetime | None = None,
+    archived: bool = False,
+    include_protected: bool = True,
+    now: datetime | None = None,
+) -> QuerySet[Lesson]:
+    """The lessons a view shows: the rule (scope, conditions, dimensions), text, date range, status.
+
+    With any condition set and `include_protected=False`, this is exactly the candidate set of that rule.
+    """
+    qs = lessons_matching(account, rule, now=now or timezone.now(), archived=archived)
+    if not include_protected:
+        qs = qs.filter(protected=False)
+    if q.strip():
+        qs = qs.filter(text_search_q(q))
+    if written_since is not None:
+        qs = qs.filter(created_at__gte=written_since)
+    return qs
+
+
+def lessons_page(
+    qs: QuerySet[Lesson], *, sort: str = DEFAULT_SORT, cursor: str | None = None, limit: int = 50
+) -> Page:
+    """One keyset page of `qs` in `sort` order (ties broken by id, newest first)."""
+    if sort not in SORTS:
+        raise CursorError(f"sort must be one of {', '.join(SORTS)}")
+    field = SORTS[sort][0]
+    limit = max(1, min(limit, MAX_LIMIT))
+    if cursor:
+        value, pk = cursor_decode(sort, cursor)
+        qs = qs.filter(Q(**{f"{field}__lt": value}) | Q(**{field: value, "pk__lt": pk}))
+    rows = list(qs.order_by(f"-{field}", "-pk")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page(rows=rows, next_cursor=cursor_encode(sort, rows[-1]) if more and rows else None)
