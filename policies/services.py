@@ -1,0 +1,129 @@
+"""Writes of retention policies. The API, CLI, MCP and the Settings pages all go through here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.db import transaction
+
+from lore.conditions import (
+    POLICY_DIMENSIONS,
+    RETENTION_PARAMS,
+    Rule,
+    RuleError,
+    auto_name,
+    canonical_conditions,
+    parse_dimension,
+)
+from lore.models import Account
+from lore.scopes import ScopeError, parse_scope
+from policies.grooming import rule_validate_for_policy
+from policies.models import RetentionPolicy
+
+MODES = tuple(RetentionPolicy.Mode.values)
+
+
+def _name_check(name: object, rule: Rule, *, allow_auto_name: bool) -> str:
+    text = name.strip() if isinstance(name, str) else ""
+    if not text:
+        if allow_auto_name:
+            return auto_name(rule)[:200]
+        raise RuleError("name", "name is required")
+    if len(text) > 200:
+        raise RuleError("name", "name is longer than 200 characters")
+    return text
+
+
+def _mode_check(mode: object) -> str:
+    if mode not in MODES:
+        raise RuleError("mode", f"mode must be one of {', '.join(MODES)}")
+    return str(mode)
+
+
+@transaction.atomic
+def policy_create(
+    *,
+    account: Account,
+    rule: Rule,
+    name: str | None,
+    mode: str = RetentionPolicy.Mode.REVIEW,
+    enabled: bool = False,
+    created_by=None,  # noqa: ANN001
+    allow_auto_name: bool = False,
+) -> RetentionPolicy:
+    """A new policy. It needs a condition or a filter; an auto policy is swept only once enabled."""
+    rule_validate_for_policy(rule)
+    policy = RetentionPolicy(
+        account=account,
+        name=_name_check(name, rule, allow_auto_name=allow_auto_name),
+        mode=_mode_check(mode),
+        enabled=bool(enabled),
+        created_by=created_by,
+    )
+    policy.apply_rule(rule)
+    policy.save()
+    return policy
+
+
+def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
+    """`rule` with PATCH-style changes: a key present with None (or "") clears that part; absent keys stay."""
+    scope = rule.scope
+    if "scope" in changes:
+        try:
+            scope = parse_scope(changes["scope"])  # type: ignore[arg-type]
+        except ScopeError as exc:
+            raise RuleError("scope", exc.message) from exc
+    conditions = dict(rule.conditions)
+    for param in RETENTION_PARAMS:
+        if param.name in changes:
+            raw = changes[param.name]
+            if raw is None or raw == "":
+                conditions.pop(param.name, None)
+            else:
+                try:
+                    conditions[param.name] = param.check(raw)
+                except ValueError as exc:
+                    raise RuleError(param.name, str(exc)) from exc
+    dimensions = dict(rule.dimensions)
+    for dim in POLICY_DIMENSIONS:
+        if dim.name in changes:
+            raw = changes[dim.name]
+            if raw is None or raw == "" or raw == []:
+                dimensions.pop(dim.name, None)
+                continue
+            try:
+                dimensions[dim.name] = parse_dimension(dim, raw, changes.get(dim.mode_param))
+            except ScopeError as exc:
+                raise RuleError(exc.field, exc.message) from exc
+        elif dim.mode_param in changes and dim.name in dimensions:
+            mode = changes[dim.mode_param]
+            if mode not in dim.modes:
+                raise RuleError(dim.mode_param, f"{dim.mode_param} must be one of {', '.join(dim.modes)}")
+            dimensions[dim.name] = type(dimensions[dim.name])(dimensions[dim.name].values, str(mode))
+    return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
+
+
+@transaction.atomic
+def policy_update(
+    *, policy: RetentionPolicy, changes: Mapping[str, object], allow_auto_name: bool = False
+) -> RetentionPolicy:
+    """Apply changes (name, mode, enabled, scope, conditions, filters; None clears) and re-validate the rule."""
+    policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk, account=policy.account)
+    rule = rule_with_changes(policy.rule, changes)
+    rule_validate_for_policy(rule)
+    if "name" in changes:
+        policy.name = _name_check(changes["name"], rule, allow_auto_name=allow_auto_name)
+    if "mode" in changes and changes["mode"] is not None:
+        policy.mode = _mode_check(changes["mode"])
+    if "enabled" in changes and changes["enabled"] is not None:
+        if not isinstance(changes["enabled"], bool):
+            raise RuleError("enabled", "enabled must be true or false")
+        policy.enabled = changes["enabled"]
+    policy.apply_rule(rule)
+    policy.save()
+    return policy
+
+
+def policy_delete(*, policy: RetentionPolicy) -> None:
+    """Delete the rule only: lessons it archived stay archived and restorable (their runs keep their history)."""
+    policy.delete()
