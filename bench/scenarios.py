@@ -196,6 +196,7 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
     now = ctx.now
     dims = FILTERED_DIMENSIONS
     filtered = {"retention": _retention(FILTERED_CONDITIONS), **dims}
+    narrowed = {**filtered, **EXTRA_DIMENSION}
     admin_filtered = admin_params(now, FILTERED_CONDITIONS, dims)
     admin_narrowed = admin_params(now, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION})
     return [
