@@ -3,6 +3,8 @@
 - lesson_active_facts: a covering partial index, so the candidate query's count and keys (preview, run), the
   Explorer's filtered counts, value counts and matrix are index-only scans. read_count/last_read_at stay out of
   it: a read bump remains a HOT update.
+- lesson_page_counts: the Explorer's unfiltered numbers (stat cards, the default Host × Kind matrix, value
+  counts of those dimensions) as one index-only pass over a deduplicated ~9 MB-per-million-lessons index.
 - lesson_archived_by_run: partial (only archived lessons carry a run) and ordered by id, for "Undo run".
 - Dropped, because another index leads with the same columns: lesson_scope (lesson_unique_address), lesson_kind
   and lesson_host (lesson_active_facts; the archived view has lesson_archived_recent), and the automatic
@@ -121,6 +123,13 @@ class Migration(migrations.Migration):
                     "origin_pr",
                 ),
                 name="lesson_active_facts",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="lesson",
+            index=models.Index(
+                fields=["account", "scope", "host", "kind", "protected", "archived_at"],
+                name="lesson_page_counts",
             ),
         ),
         migrations.AddIndex(

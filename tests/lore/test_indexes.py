@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from lore.candidates import candidates
@@ -47,6 +48,23 @@ def test_matrix_and_value_counts_group_inside_the_covering_index(account) -> Non
     active = Lesson.objects.filter(account=account, archived_at__isnull=True)
     plan = _plan(active.values_list("host", "kind", "owner").order_by())
     assert "Index Only Scan using lesson_active_facts" in plan
+
+
+def test_the_explorers_unfiltered_numbers_read_only_the_small_page_index(account) -> None:  # noqa: ANN001
+    require_postgres()
+    _lessons(account)
+    active = Q(archived_at__isnull=True)
+    numbers = (
+        Lesson.objects.filter(account=account)
+        .values_list("scope", "host", "kind")
+        .annotate(
+            lessons=Count("pk", filter=active),
+            protected=Count("pk", filter=active & Q(protected=True)),
+            archived=Count("pk", filter=~active),
+        )
+        .order_by()
+    )
+    assert "Index Only Scan using lesson_page_counts" in _plan(numbers)
 
 
 def test_undo_walks_a_runs_lessons_in_id_order_through_the_partial_run_index(account) -> None:  # noqa: ANN001
