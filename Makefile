@@ -13,8 +13,9 @@ TYPED_PATHS := $(wildcard config lore policies explorer lorekit)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install -q --upgrade pip
-	@$(PY) -m pip install -q -e '.[dev]'
+	@echo "Installing dependencies into $(VENV) (log: $(VENV)/install.log)…"
+	@$(PY) -m pip install -q --upgrade pip > $(VENV)/install.log 2>&1 || (cat $(VENV)/install.log; exit 1)
+	@$(PY) -m pip install -q -e '.[dev]' >> $(VENV)/install.log 2>&1 || (cat $(VENV)/install.log; exit 1)
 	@rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
