@@ -102,10 +102,6 @@ CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
 SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
-if not DEBUG and SECRET_KEY.startswith("dev-insecure"):
-    import warnings
-
-    warnings.warn("SECRET_KEY is the development default: set SECRET_KEY in production", stacklevel=1)
 
 # Celery: Redis when configured; otherwise kombu's filesystem transport so `make run` needs nothing but Python.
 REDIS_URL = env("REDIS_URL", default="")
