@@ -10,7 +10,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import re_path
 from ninja import NinjaAPI
 
-from lore.api import router as memories_router
+from lore.api.memories import router as memories_router
 from lore.api.auth import BearerToken
 from lore.api.errors import install_error_handlers
 from policies.api import groom_router

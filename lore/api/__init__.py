@@ -1,5 +1,1 @@
-"""The REST API of the lesson store (DESIGN.md §10). `config.api` mounts `router` at /api/v1/memories."""
-
-from lore.api.memories import router
-
-__all__ = ["router"]
+"""The REST API of the lesson store (DESIGN.md §10): `memories` (lessons), `schemas`, `errors`, `auth`."""
