@@ -10,9 +10,9 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import re_path
 from ninja import NinjaAPI
 
-from lore.api.memories import router as memories_router
 from lore.api.auth import BearerToken
-from lore.api.errors import install_error_handlers
+from lore.api.errors import ObjectParser, install_error_handlers
+from lore.api.memories import router as memories_router
 from policies.api import groom_router
 from policies.api import router as policies_router
 
@@ -37,6 +37,7 @@ api = LoreAPI(
     "it is recorded on every read.",
     urls_namespace="api",
     auth=BearerToken(),
+    parser=ObjectParser(),
 )
 install_error_handlers(api)
 api.add_router("/memories/groom", groom_router)

@@ -236,12 +236,12 @@ def cmd_export(client: LoreClient, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def upload_chunks(source: IO[bytes], progress: Progress, lines_per_chunk: int = 500) -> Iterator[bytes]:
+def upload_batches(source: IO[bytes], progress: Progress, lines_per_batch: int = 2000) -> Iterator[bytes]:
     chunk: list[bytes] = []
     for line in source:
         chunk.append(line if line.endswith(b"\n") else line + b"\n")
         progress.tick()
-        if len(chunk) >= lines_per_chunk:
+        if len(chunk) >= lines_per_batch:
             yield b"".join(chunk)
             chunk = []
     if chunk:
@@ -255,7 +255,7 @@ def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror}") from exc
     with source:
-        report = client.memory_import(upload_chunks(source, progress))
+        report = client.memory_import(upload_batches(source, progress))
     failed = report["failed"]
     progress.done(f"sent {progress.count:,} lines")
     human = f"Imported: {report['created']} created, {report['updated']} updated, {len(failed)} failed."

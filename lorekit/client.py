@@ -29,8 +29,17 @@ EXIT_UNREACHABLE = 5
 class LoreError(Exception):
     """A failed call, with the server's error envelope (code, message, field) when there was one."""
 
-    def __init__(self, message: str, *, status: int = 0, code: str = "error", field: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int = 0,
+        code: str = "error",
+        field: str | None = None,
+        report: dict[str, Any] | None = None,
+    ):
         super().__init__(message)
+        self.report = report
         self.message = message
         self.status = status
         self.code = code
@@ -71,6 +80,7 @@ def _error_from(response: httpx.Response) -> LoreError:
             status=response.status_code,
             code=str(err.get("code") or "error"),
             field=err.get("field"),
+            report=body.get("report"),
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         text = (
@@ -181,17 +191,34 @@ class LoreClient:
         except httpx.HTTPError as exc:
             raise LoreError(f"cannot reach {self.base}: {exc}", code="unreachable") from exc
 
-    def memory_import(self, chunks: Iterable[bytes]) -> dict[str, Any]:
-        """Upload NDJSON as a stream (chunks of whole lines); answers {created, updated, failed}."""
+    def memory_import(self, batches: Iterable[bytes]) -> dict[str, Any]:
+        """Upload NDJSON in batches of whole lines (one request each, so an interrupted import can be re-run);
+        answers the summed {created, updated, failed}, failed lines numbered across the whole input."""
+        total: dict[str, Any] = {"created": 0, "updated": 0, "failed": []}
+        offset = 0
+        for batch in batches:
+            try:
+                report = self.call_raw("POST", "/memories/import", batch, content_type="application/x-ndjson")
+            except LoreError as exc:
+                if exc.report is None:  # a batch where every line failed still names its lines
+                    raise
+                report = exc.report
+            total["created"] += report["created"]
+            total["updated"] += report["updated"]
+            total["failed"] += [{**f, "line": f["line"] + offset} for f in report["failed"]]
+            offset += batch.count(b"\n")
+        return total
+
+    def call_raw(self, method: str, path: str, content: bytes, *, content_type: str) -> Any:
         try:
-            response = self.http.post(
-                "/memories/import", content=iter(chunks), headers={"Content-Type": "application/x-ndjson"}
+            response = self.http.request(
+                method, path, content=content, headers={"Content-Type": content_type}
             )
         except httpx.HTTPError as exc:
             raise LoreError(f"cannot reach {self.base}: {exc}", code="unreachable") from exc
         if response.status_code >= 400:
             raise _error_from(response)
-        return response.json()  # type: ignore[no-any-return]
+        return response.json()
 
     # ------------------------------------------------------------ grooming
 

@@ -6,16 +6,21 @@ store's FieldError/ScopeError, a bad cursor and unparsable JSON all have a handl
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 
 from lore.conditions import RuleError
 from lore.inputs import FieldError
 from lore.scopes import ScopeError
 from lore.selectors import CursorError
+
+log = logging.getLogger(__name__)
 
 CODES = {
     400: "bad_request",
@@ -26,6 +31,16 @@ CODES = {
     409: "conflict",
     422: "invalid",
 }
+
+
+class ObjectParser(Parser):
+    """JSON bodies must be objects: `"AAA"` or `[1]` is a 400, not a request with every field defaulted."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        data = super().parse_body(request)
+        if not isinstance(data, dict):
+            raise ValueError("the body must be a JSON object")
+        return data
 
 
 class ErrorDetail(Schema):
@@ -104,7 +119,7 @@ def install_error_handlers(api: NinjaAPI) -> None:
         if isinstance(exc, AuthenticationError) or status == 401:
             message = "a valid API token is required: Authorization: Bearer <token>"
         elif status == 400 and "parse request body" in message:
-            message = "the request body is not valid JSON"
+            message = "the request body must be a JSON object"
         return error_response(api, request, status, message)
 
     def on_rule_error(request: HttpRequest, exc: Any) -> HttpResponse:
@@ -119,6 +134,18 @@ def install_error_handlers(api: NinjaAPI) -> None:
     def on_404(request: HttpRequest, exc: Any) -> HttpResponse:
         return error_response(api, request, 404, str(exc) or "not found")
 
+    def on_suspicious(request: HttpRequest, exc: Any) -> HttpResponse:
+        if isinstance(exc, RequestDataTooBig):
+            return error_response(api, request, 400, "the request body is too large", code="too_large")
+        return error_response(api, request, 400, "the request was refused as malformed")
+
+    def on_unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
+        # Not bad input (that has a handler above): log it, and still answer in the envelope.
+        log.exception("unhandled error in %s %s", request.method, request.path)
+        return error_response(
+            api, request, 500, "the server failed; the error is logged", code="server_error"
+        )
+
     api.add_exception_handler(ValidationError, on_validation)
     api.add_exception_handler(ApiError, on_api_error)
     api.add_exception_handler(HttpError, on_http_error)
@@ -127,3 +154,5 @@ def install_error_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(ScopeError, on_field_error)
     api.add_exception_handler(CursorError, on_cursor_error)
     api.add_exception_handler(Http404, on_404)
+    api.add_exception_handler(SuspiciousOperation, on_suspicious)
+    api.add_exception_handler(Exception, on_unexpected)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.http import HttpRequest, StreamingHttpResponse
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
-from ninja import Path, Query, Router, Status
+from ninja import Body, Path, Query, Router, Status
 
 from lore.api.auth import account_of, actor_of, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
@@ -125,9 +125,9 @@ def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, An
 
 
 @router.post("/list", response={200: PageOut, **error_responses(400)}, summary="List lessons (JSON filters)")
-def memory_list_post(request: HttpRequest, payload: ListIn) -> dict[str, Any]:  # type: ignore[valid-type]
-    """The same as GET /memories with the filters in a JSON body."""
-    return lessons_list_page(request, payload.dict())  # type: ignore[attr-defined]
+def memory_list_post(request: HttpRequest, payload: ListIn | None = Body(None)) -> dict[str, Any]:  # type: ignore[valid-type]
+    """The same as GET /memories with the filters in a JSON body (no body: the first page of everything)."""
+    return lessons_list_page(request, (payload or ListIn()).dict())  # type: ignore[attr-defined,operator]
 
 
 @router.post("/search", response={200: PageOut, **error_responses(400)}, summary="Search lessons")
@@ -195,10 +195,18 @@ def memory_export(request: HttpRequest) -> StreamingHttpResponse:
         }
     },
 )
-def memory_import(request: HttpRequest) -> dict[str, Any]:
-    """Upsert on scope+key, streamed line by line. Bad lines are reported by number and skipped."""
+def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
+    """Upsert on scope+key, streamed line by line. Bad lines are reported by number and skipped; when no line
+    could be imported the answer is a 422 whose `report` names every bad line."""
+    if not request.headers.get("Content-Length", "").strip("0 "):
+        raise ApiError(422, "the body is empty: send NDJSON, one lesson per line", field="body")
     lines = (raw.decode("utf-8", "replace") for raw in request)
     report = import_lines(account_of(request), lines, actor=actor_of(request))
+    if report.failed and not (report.created or report.updated):
+        first = report.failed[0]
+        message = f"nothing imported: line {first['line']}: {first['field']}: {first['message']}"
+        error = {"code": "invalid", "message": message, "field": first["field"]}
+        return JsonResponse({"error": error, "report": report.as_dict()}, status=422)
     return report.as_dict()
 
 

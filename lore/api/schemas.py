@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
-from pydantic import StringConstraints, create_model
+from pydantic import ConfigDict, StringConstraints, create_model
 
 from lore.conditions import (
     DIMENSIONS,
@@ -76,7 +76,13 @@ def dimension_fields(dims: tuple[Dimension, ...], *, in_query: bool = False) -> 
     return fields
 
 
-def _model(name: str, doc: str, fields: dict[str, Any], base: type[Schema] = Schema) -> type[Schema]:
+class InputSchema(Schema):
+    """Requests refuse unknown fields: a misspelt condition must be an error, never a rule that catches more."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def _model(name: str, doc: str, fields: dict[str, Any], base: type[Schema] = InputSchema) -> type[Schema]:
     model = create_model(name, __base__=base, __doc__=doc, **fields)  # type: ignore[call-overload]
     return model  # type: ignore[no-any-return]
 
@@ -105,6 +111,7 @@ LessonOut = _model(
         "archived_at": (datetime | None, None),
         "archive_reason": (str, ""),
     },
+    base=Schema,
 )
 
 LessonIn = _model(
@@ -119,7 +126,7 @@ LessonIn = _model(
 )
 
 
-class AddressIn(Schema):
+class AddressIn(InputSchema):
     """One lesson, named by `address` (SCOPE::KEY) or by `scope` and `key`."""
 
     address: Annotated[str, StringConstraints(min_length=1, max_length=1200)] | None = None
@@ -252,6 +259,7 @@ PolicyOut = _model(
         "created_at": (datetime, ...),
         "updated_at": (datetime, ...),
     },
+    base=Schema,
 )
 
 
