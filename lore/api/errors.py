@@ -87,11 +87,11 @@ def error_response(
 
 
 def _field_of(loc: list[Any] | tuple[Any, ...]) -> str | None:
-    # ninja's loc is (source, [payload name,] field, index…): keep the field path after the source/param.
+    # ninja's loc is (source, [param name,] field, union member / index…): the field is what callers know.
     parts = [str(p) for p in loc[1:] if not isinstance(p, int)]
     if len(parts) > 1 and parts[0] in ("payload", "filters", "data", "body"):
         parts = parts[1:]
-    return ".".join(parts) or None
+    return parts[0] if parts else None
 
 
 def _validation_message(errors: list[dict[str, Any]]) -> tuple[str, str | None]:

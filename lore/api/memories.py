@@ -121,6 +121,9 @@ def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # 
 @router.get("", response={200: PageOut, **error_responses()}, summary="List lessons (delivers the page)")
 def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, Any]:  # type: ignore[valid-type]
     """One keyset page. Every lesson on it is delivered (Delivered +1); `sort=opened_count` for most chosen."""
+    unknown = sorted(set(request.GET) - set(ListQuery.model_fields))
+    if unknown:  # a misspelt filter must not silently widen the list
+        raise ApiError(422, f"{unknown[0]}: not a known filter", field=unknown[0])
     return lessons_list_page(request, filters.dict())  # type: ignore[attr-defined]
 
 

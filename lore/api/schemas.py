@@ -47,13 +47,13 @@ def param_description(param: Param) -> str:
     return f"{param.condition.label}: {phrase}{direction}. {param.condition.help}".strip()
 
 
-def param_fields(params: tuple[Param, ...] | list[Param]) -> dict[str, Any]:
-    """One optional bounded integer per condition param; null or absent means "not set"."""
+def param_fields(params: tuple[Param, ...] | list[Param], *, in_query: bool = False) -> dict[str, Any]:
+    """One optional bounded integer per condition param; absent (or null in a body) means "not set"."""
     fields: dict[str, Any] = {}
     for param in params:
         low, high = param.bounds
         fields[param.name] = (
-            int | None,
+            int if in_query else int | None,
             Field(None, ge=low, le=high, description=param_description(param)),
         )
     return fields
@@ -63,14 +63,15 @@ def dimension_fields(dims: tuple[Dimension, ...], *, in_query: bool = False) -> 
     """Values (a list, or comma-separated) and a mode per dimension."""
     fields: dict[str, Any] = {}
     for dim in dims:
-        values_type = str | None if in_query else Values | None
+        # A query string cannot hold null: query fields are plain types whose absence means "not set".
+        values_type = str if in_query else Values | None
         how = "comma-separated" if in_query else "a list, or one comma-separated string"
         fields[dim.name] = (
             values_type,
             Field(None, description=f"{dim.label} values ({how}); OR within a dimension, AND across."),
         )
         fields[dim.mode_param] = (
-            _literal(dim.modes) | None,
+            _literal(dim.modes) if in_query else _literal(dim.modes) | None,
             Field(None, description=f"How {dim.name} values match (default {dim.default_mode})."),
         )
     return fields
@@ -146,19 +147,25 @@ _filters_doc = (
 
 
 def _filter_fields(*, in_query: bool) -> dict[str, Any]:
+    def optional(kind: Any) -> Any:
+        return kind if in_query else kind | None
+
     return {
-        "scope": (Scope | None, Field(None, description=f"{SCOPE_HELP}; default global (the whole account)")),
+        "scope": (
+            optional(Scope),
+            Field(None, description=f"{SCOPE_HELP}; default global (the whole account)"),
+        ),
         "retention": (
-            Annotated[str, StringConstraints(max_length=4000)] | None,
+            optional(Annotated[str, StringConstraints(max_length=4000)]),
             Field(None, description="Conditions as in the Explorer URL: min_age_days:90,max_opened_count:0"),
         ),
-        **param_fields(list(PARAMS.values())),
+        **param_fields(list(PARAMS.values()), in_query=in_query),
         **dimension_fields(DIMENSIONS, in_query=in_query),
         "archived": (bool, Field(False, description="List archived lessons instead of active ones")),
         "sort": (SortName, Field(DEFAULT_SORT, description="newest (default) or opened_count (most chosen)")),
         "limit": (int, Field(50, ge=1, le=MAX_LIMIT)),
         "cursor": (
-            Annotated[str, StringConstraints(max_length=500)] | None,
+            optional(Annotated[str, StringConstraints(max_length=500)]),
             Field(None, description="next_cursor of the previous page"),
         ),
     }

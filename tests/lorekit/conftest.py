@@ -31,7 +31,9 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 def lorekit(lorekit_env) -> Run:  # noqa: ANN001
     """`lorekit("groom", "--scope", …)` → the finished process (stdin is not a terminal)."""
 
-    def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [*lorekit_command(), *args],
             env=env or lorekit_env,
