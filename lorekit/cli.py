@@ -63,7 +63,7 @@ def cmd_groom(client: LoreClient, args: argparse.Namespace) -> int:
     body = groom_body(args)
     if not args.run:
         preview = client.groom_preview(body)
-        human = f"{preview['count']} lessons would be archived (a preview changes nothing)."
+        human = f"{output.lessons(preview['count'])} would be archived (a preview changes nothing)."
         if preview["keys"]:
             human += "\n" + output.keys_table(preview["keys"], args.limit)
         emit(args, preview, human)
@@ -76,11 +76,13 @@ def cmd_groom(client: LoreClient, args: argparse.Namespace) -> int:
             emit(args, {**preview, "run_id": None}, "Nothing to archive.")
             return EXIT_OK
         print(output.keys_table(preview["keys"], args.limit), file=sys.stderr)
-        if not confirm(f"Archive these {preview['count']} lessons? They stay restorable (lorekit restore)."):
+        if not confirm(
+            f"Archive these {output.lessons(preview['count'])}? They stay restorable (lorekit restore)."
+        ):
             print("Nothing archived.", file=sys.stderr)
             return EXIT_ERROR
     result = client.groom_run(body)
-    human = f"Archived {result['count']} lessons (run {result['run_id']})."
+    human = f"Archived {output.lessons(result['count'])} (run {result['run_id']})."
     if result["keys"]:
         human += "\n" + output.keys_table(result["keys"], args.limit)
         human += "\nUndo one with: lorekit restore SCOPE::KEY"
@@ -232,7 +234,9 @@ def cmd_export(client: LoreClient, args: argparse.Namespace) -> int:
             target.close()
         else:
             target.flush()
-    progress.done(f"exported {progress.count:,} lessons" + (f" to {args.output}" if args.output else ""))
+    progress.done(
+        f"exported {output.lessons(progress.count)}" + (f" to {args.output}" if args.output else "")
+    )
     return EXIT_OK
 
 
@@ -406,7 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        client = LoreClient.from_env(surface="cli", url=args.url, token=args.token)
+        surface = "mcp" if args.command == "mcp" else "cli"  # recorded on every read the server counts
+        client = LoreClient.from_env(surface=surface, url=args.url, token=args.token)
     except LoreError as exc:
         print(f"lorekit: {exc.message}", file=sys.stderr)
         return exc.exit_code

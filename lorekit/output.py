@@ -15,6 +15,10 @@ def when(value: str | None) -> str:
     return value.replace("T", " ")[:16]
 
 
+def lessons(count: int) -> str:
+    return f"{count:,} lesson" + ("" if count == 1 else "s")
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
