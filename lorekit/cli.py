@@ -12,6 +12,7 @@ progress of long imports and exports goes to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -192,6 +193,8 @@ def cmd_search(client: LoreClient, args: argparse.Namespace) -> int:
 
 def cmd_write(client: LoreClient, args: argparse.Namespace) -> int:
     scope, _, key = args.address.rpartition("::")
+    if args.content is None and sys.stdin.isatty():
+        raise UsageError("give the content as an argument, or pipe it in (lorekit write ADDRESS - < file)")
     content = args.content if args.content not in (None, "-") else sys.stdin.read()
     body: dict[str, Any] = {"scope": scope, "key": key, "content": content}
     for dim in POLICY_DIMENSIONS:
@@ -429,6 +432,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lorekit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `lorekit export | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     finally:
         client.close()
 

@@ -232,6 +232,9 @@ def build_server(client: LoreClient) -> Server[Any]:
             return types.CallToolResult(
                 content=[types.TextContent(text=message)], structured_content=exc.as_dict(), is_error=True
             )
+        except (KeyError, TypeError, ValueError) as exc:  # an argument the tool needs is missing or malformed
+            message = f"{params.name}: missing or invalid argument {exc}"
+            return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
         return tool_result(value)
 
     return Server("lorekit", version="1", on_list_tools=list_tools, on_call_tool=call_tool)

@@ -98,3 +98,10 @@ def test_delete_removes_the_rule_only(api, account) -> None:  # noqa: ANN001
     archived.refresh_from_db()
     assert archived.archived_at is not None
     assert api.get(f"/policies/{policy['id']}").status_code == 404
+
+
+def test_the_policy_list_is_a_fixed_number_of_queries(api, django_assert_max_num_queries) -> None:  # noqa: ANN001
+    for i in range(10):
+        create(api, name=f"p{i}", unseen_days=90, kind=["bus"])
+    with django_assert_max_num_queries(3):  # token, last_used_at, the policies
+        assert len(api.get("/policies").json()) == 10

@@ -101,9 +101,10 @@ def test_policy_create_update_delete_and_errors_come_back_as_tool_errors(lorekit
         )
         listed = result_of(await session.call_tool("policy.list", {}))
         refused = await session.call_tool("policy.create", {"name": "everything", "scope": "global"})
-        return created, updated, listed, refused
+        malformed = await session.call_tool("policy.update", {"name": "no id"})
+        return created, updated, listed, refused, malformed
 
-    created, updated, listed, refused = with_session(lorekit_env, script)
+    created, updated, listed, refused, malformed = with_session(lorekit_env, script)
     policy = RetentionPolicy.objects.get(account=account)
     assert (policy.name, policy.tags, policy.tags_mode, policy.min_age_days) == (
         "stale ci review events",
@@ -114,6 +115,7 @@ def test_policy_create_update_delete_and_errors_come_back_as_tool_errors(lorekit
     assert (updated["kind"], updated["host"]) == ([], ["reviewer", "aw"])
     assert [p["id"] for p in listed["policies"]] == [created["id"]]
     assert refused.is_error and "at least one condition" in refused.content[0].text
+    assert malformed.is_error and "id" in malformed.content[0].text
 
 
 def test_groom_run_then_restore_and_protect(lorekit_env, account) -> None:  # noqa: ANN001
