@@ -282,26 +282,50 @@ def cmd_mcp(client: LoreClient, args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- the parser
 
 
+class Commands:
+    """Adds sub-commands that share the --json/--url/--token options and dispatch to a handler."""
+
+    def __init__(self, subparsers: Any, common: argparse.ArgumentParser) -> None:
+        self.subparsers, self.common = subparsers, common
+
+    def add(self, name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        sub = self.subparsers.add_parser(name, parents=[self.common], help=help_text, description=help_text)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    def add_with_address(self, name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        sub = self.add(name, handler, help_text)
+        sub.add_argument("address", type=address_arg, metavar="SCOPE::KEY")
+        return sub
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print the server's JSON answer (for scripts)")
     common.add_argument("--url", help="server URL (default: $LOREKIT_URL)")
     common.add_argument("--token", help="API token (default: $LOREKIT_TOKEN)")
-
     parser = argparse.ArgumentParser(
         prog="lorekit",
         description="Read, write and groom the lessons in a Lore Explorer store.",
         epilog="Configuration: LOREKIT_URL and LOREKIT_TOKEN. Exit codes: 0 ok, 1 refused/failed, 2 usage, "
         "3 not found, 4 authentication, 5 unreachable.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = Commands(subparsers, common)
+    add_groom_command(commands)
+    policy = subparsers.add_parser("policy", help="Create, update, list, show and delete retention policies.")
+    add_policy_commands(
+        Commands(policy.add_subparsers(dest="action", required=True, metavar="ACTION"), common)
+    )
+    add_lesson_commands(commands)
+    add_listing_commands(commands)
+    add_transfer_commands(commands)
+    commands.add("mcp", cmd_mcp, "Serve the MCP tools over stdio (memory.*, policy.*, groom.*).")
+    return parser
 
-    def command(name: str, handler: Handler, help_text: str, **kw: Any) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, parents=[common], help=help_text, description=help_text, **kw)
-        sub.set_defaults(handler=handler)
-        return sub
 
-    groom = command(
+def add_groom_command(commands: Commands) -> None:
+    groom = commands.add(
         "groom", cmd_groom, "Preview what a rule or a saved policy would archive; --run archives it."
     )
     groom.add_argument(
@@ -314,30 +338,69 @@ def build_parser() -> argparse.ArgumentParser:
     add_condition_flags(groom, RETENTION_PARAMS)
     add_dimension_flags(groom, POLICY_DIMENSIONS)
 
-    add_policy_commands(command, commands, common)
 
-    for name, off, help_text in (
-        ("pin", False, "Protect a lesson: no policy or groom run archives it."),
-        ("unpin", True, "Remove a lesson's protection."),
-    ):
-        sub = command(name, cmd_protect, help_text)
-        sub.add_argument("address", type=address_arg, metavar="SCOPE::KEY")
-        sub.set_defaults(off=off)
-    protect = command("protect", cmd_protect, "Protect a lesson (--off removes the protection).")
-    protect.add_argument("address", type=address_arg, metavar="SCOPE::KEY")
+def add_policy_rule_flags(parser: argparse.ArgumentParser, *, creating: bool) -> None:
+    parser.add_argument("--name", required=creating, help="the policy's name")
+    parser.add_argument("--scope", required=creating, help="global (every scope) or a scope")
+    parser.add_argument(
+        "--mode",
+        choices=POLICY_MODES,
+        default=POLICY_MODES[0] if creating else None,
+        help="review (default): run by hand; auto: swept nightly once enabled",
+    )
+    enabled = parser.add_mutually_exclusive_group()
+    enabled.add_argument(
+        "--enabled", dest="enabled", action="store_const", const=True, help="let auto sweep it"
+    )
+    enabled.add_argument("--disabled", dest="enabled", action="store_const", const=False)
+    add_condition_flags(parser, RETENTION_PARAMS)
+    add_dimension_flags(parser, POLICY_DIMENSIONS)
+
+
+def add_policy_commands(actions: Commands) -> None:
+    create = actions.add("create", cmd_policy_create, "Save a retention policy (name and scope required).")
+    add_policy_rule_flags(create, creating=True)
+    update = actions.add(
+        "update", cmd_policy_update, "Change a policy; --clear-* removes a condition or filter."
+    )
+    update.add_argument("id", type=int)
+    add_policy_rule_flags(update, creating=False)
+    add_clear_flags(update, RETENTION_PARAMS, POLICY_DIMENSIONS)
+    actions.add("list", cmd_policy_list, "List policies.")
+    actions.add("show", cmd_policy_show, "Show one policy.").add_argument("id", type=int)
+    delete = actions.add(
+        "delete", cmd_policy_delete, "Delete a policy (the rule only: its lessons are not touched)."
+    )
+    delete.add_argument("id", type=int)
+
+
+def add_lesson_commands(commands: Commands) -> None:
+    commands.add_with_address(
+        "pin", cmd_protect, "Protect a lesson: no policy or groom run archives it."
+    ).set_defaults(off=False)
+    commands.add_with_address("unpin", cmd_protect, "Remove a lesson's protection.").set_defaults(off=True)
+    protect = commands.add_with_address(
+        "protect", cmd_protect, "Protect a lesson (--off removes the protection)."
+    )
     protect.add_argument("--off", action="store_true", help="remove the protection")
-
-    restore = command("restore", cmd_restore, "Restore an archived lesson.")
-    restore.add_argument("address", type=address_arg, metavar="SCOPE::KEY")
+    commands.add_with_address("restore", cmd_restore, "Restore an archived lesson.")
     for name in ("read", "show"):
-        sub = command(name, cmd_read, "Open one lesson (a deliberate open: Chosen +1, Last agent open now).")
-        sub.add_argument("address", type=address_arg, metavar="SCOPE::KEY")
+        commands.add_with_address(
+            name, cmd_read, "Open one lesson (a deliberate open: Chosen +1, Last agent open now)."
+        )
+    write = commands.add_with_address(
+        "write", cmd_write, "Write a lesson (a rewrite of the same address counts as a recurrence)."
+    )
+    write.add_argument("content", nargs="?", help="the lesson text (default or '-': read stdin)")
+    add_dimension_flags(write, POLICY_DIMENSIONS, modes=False)
 
+
+def add_listing_commands(commands: Commands) -> None:
     for name, handler, help_text in (
         ("list", cmd_list, "List lessons (every lesson on the page counts as delivered)."),
         ("search", cmd_search, "Search lessons by words in the key or content (delivers the page)."),
     ):
-        sub = command(name, handler, help_text)
+        sub = commands.add(name, handler, help_text)
         if name == "search":
             sub.add_argument("query")
         sub.add_argument("--scope", help="default: global (the whole account)")
@@ -351,62 +414,14 @@ def build_parser() -> argparse.ArgumentParser:
         add_condition_flags(sub, PARAMS)
         add_dimension_flags(sub, DIMENSIONS)
 
-    write = command(
-        "write", cmd_write, "Write a lesson (a rewrite of the same address counts as a recurrence)."
-    )
-    write.add_argument("address", type=address_arg, metavar="SCOPE::KEY")
-    write.add_argument("content", nargs="?", help="the lesson text (default or '-': read stdin)")
-    add_dimension_flags(write, POLICY_DIMENSIONS, modes=False)
 
-    export = command("export", cmd_export, "Export every lesson as NDJSON (stdout or --output).")
+def add_transfer_commands(commands: Commands) -> None:
+    export = commands.add("export", cmd_export, "Export every lesson as NDJSON (stdout or --output).")
     export.add_argument("--output", "-o", help="file to write (default: stdout)")
-    imp = command("import", cmd_import, "Import NDJSON (upsert on scope+key, keeps counters and timestamps).")
-    imp.add_argument("file", help="NDJSON file, or - for stdin")
-
-    command("mcp", cmd_mcp, "Serve the MCP tools over stdio (memory.*, policy.*, groom.*).")
-    return parser
-
-
-def add_policy_commands(command: Any, commands: Any, common: argparse.ArgumentParser) -> None:
-    policy = commands.add_parser("policy", help="Create, update, list, show and delete retention policies.")
-    sub = policy.add_subparsers(dest="policy_command", required=True, metavar="ACTION")
-
-    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        parser = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
-        parser.set_defaults(handler=handler)
-        return parser
-
-    def rule_flags(parser: argparse.ArgumentParser, *, creating: bool) -> None:
-        parser.add_argument("--name", required=creating, help="the policy's name")
-        parser.add_argument("--scope", required=creating, help="global (every scope) or a scope")
-        parser.add_argument(
-            "--mode",
-            choices=POLICY_MODES,
-            default=POLICY_MODES[0] if creating else None,
-            help="review (default): run by hand; auto: swept nightly once enabled",
-        )
-        enabled = parser.add_mutually_exclusive_group()
-        enabled.add_argument(
-            "--enabled", dest="enabled", action="store_const", const=True, help="let auto sweep it"
-        )
-        enabled.add_argument("--disabled", dest="enabled", action="store_const", const=False)
-        add_condition_flags(parser, RETENTION_PARAMS)
-        add_dimension_flags(parser, POLICY_DIMENSIONS)
-
-    rule_flags(
-        action("create", cmd_policy_create, "Save a retention policy (name and scope required)."),
-        creating=True,
+    imp = commands.add(
+        "import", cmd_import, "Import NDJSON (upsert on scope+key, keeps counters and timestamps)."
     )
-    update = action("update", cmd_policy_update, "Change a policy; --clear-* removes a condition or filter.")
-    update.add_argument("id", type=int)
-    rule_flags(update, creating=False)
-    add_clear_flags(update, RETENTION_PARAMS, POLICY_DIMENSIONS)
-    action("list", cmd_policy_list, "List policies.")
-    for name, handler, help_text in (
-        ("show", cmd_policy_show, "Show one policy."),
-        ("delete", cmd_policy_delete, "Delete a policy (the rule only: its lessons are not touched)."),
-    ):
-        action(name, handler, help_text).add_argument("id", type=int)
+    imp.add_argument("file", help="NDJSON file, or - for stdin")
 
 
 def main(argv: list[str] | None = None) -> int:
