@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "ninja",  # serves Swagger UI for /api/v1/docs from its own static files, never a CDN
     "lore",
     "policies",
     "explorer",

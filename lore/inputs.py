@@ -44,6 +44,8 @@ class LessonInput:
         content = data.get("content")
         if not isinstance(content, str) or not content.strip():
             raise FieldError("content", "must be a non-empty string")
+        if "\x00" in content:
+            raise FieldError("content", "contains a NUL character")
         if len(content) > MAX_CONTENT:
             raise FieldError("content", f"is longer than {MAX_CONTENT:,} characters")
         raw_tags = data.get("tags") or []
@@ -83,7 +85,10 @@ def parse_timestamp(data: Mapping[str, object], name: str, *, required: bool = F
         if required:
             raise FieldError(name, "is required")
         return None
-    parsed = parse_datetime(raw) if isinstance(raw, str) else None
+    try:
+        parsed = parse_datetime(raw) if isinstance(raw, str) else None
+    except ValueError:  # well-formed but impossible, e.g. month 13
+        parsed = None
     if parsed is None or parsed.tzinfo is None:
         raise FieldError(name, "must be an ISO 8601 timestamp with a time zone")
     return parsed

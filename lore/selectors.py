@@ -41,6 +41,11 @@ def cursor_encode(sort: str, lesson: Lesson) -> str:
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
 
 
+def _fits_bigint(number: int) -> bool:
+    # A forged cursor with a huge number must be refused here, not overflow the database driver.
+    return -(2**63) <= number < 2**63
+
+
 def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
     """(keyset value, id) from a cursor; CursorError if it is not one of ours or belongs to another sort."""
     try:
@@ -50,8 +55,13 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
         raise CursorError("cursor is not valid") from exc
     if name != sort or not isinstance(pk, int):
         raise CursorError("cursor belongs to another sort order")
+    if not _fits_bigint(pk) or (isinstance(value, int) and not _fits_bigint(value)):
+        raise CursorError("cursor is not valid")
     if SORTS[sort][0] == "created_at":
-        parsed = parse_datetime(value) if isinstance(value, str) else None
+        try:
+            parsed = parse_datetime(value) if isinstance(value, str) else None
+        except ValueError:  # well-formed but impossible, e.g. month 13
+            parsed = None
         if parsed is None:
             raise CursorError("cursor is not valid")
         return parsed, pk

@@ -79,6 +79,11 @@ class ImportReport:
         return {"created": self.created, "updated": self.updated, "failed": self.failed}
 
 
+def _text(raw: object, limit: int) -> str:
+    """A free-text field of an import line; NUL is dropped (PostgreSQL cannot store it)."""
+    return str(raw or "").replace("\x00", "")[:limit]
+
+
 def _lesson_from_line(account: Account, text: str) -> Lesson:
     try:
         data = json.loads(text)
@@ -95,7 +100,7 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
         content=base.content,
         tags=base.tags,
         **base.dims,
-        owner=str(data.get("owner") or "personal")[:64],
+        owner=_text(data.get("owner"), 64) or "personal",
         seen_count=max(1, parse_count(data, "seen_count", 1)),
         read_count=parse_count(data, "read_count"),
         opened_count=parse_count(data, "opened_count"),
@@ -105,7 +110,7 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
         updated_at=parse_timestamp(data, "updated_at") or created_at,
         protected=bool(data.get("protected", False)),
         archived_at=parse_timestamp(data, "archived_at"),
-        archive_reason=str(data.get("archive_reason") or "")[:200],
+        archive_reason=_text(data.get("archive_reason"), 200),
     )
     if lesson.opened_count > lesson.read_count:
         raise FieldError("opened_count", "cannot exceed read_count (opens are a subset of reads)")
