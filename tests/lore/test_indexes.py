@@ -2,32 +2,49 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from lore.candidates import candidates
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DIMENSIONS, PARAMS, DimFilter, Rule
 from lore.models import Lesson
 from policies.models import PolicyRun
-from tests.factories import LessonFactory
 from tests.services import require_postgres
 
-pytestmark = pytest.mark.django_db
+# Committed rows, so that VACUUM can set the visibility map an index-only scan relies on.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _plan(queryset) -> str:  # noqa: ANN001
     """The plan PostgreSQL picks when it must use an index if one can serve the query."""
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_bitmapscan = off")
-    return queryset.explain()
+        return queryset.explain()
 
 
-def _lessons(account, n: int = 30) -> None:  # noqa: ANN001
-    for i in range(n):
-        LessonFactory(account=account, kind=["bus", "lesson", "todo"][i % 3], host=["aw", "codex"][i % 2])
+def _lessons(account, n: int = 600) -> None:  # noqa: ANN001
+    """Enough lessons, with fresh statistics, for the planner's choice between indexes to be meaningful."""
+    now = timezone.now()
+    Lesson.objects.bulk_create(
+        Lesson(
+            account=account,
+            scope="repo::acme/app",
+            key=f"lesson-{i}",
+            content="x",
+            kind=["bus", "lesson", "todo", "decision", "gotcha", "preference", "convention"][i % 7],
+            host=["aw", "codex", "claude-code"][i % 3],
+            created_at=now - timedelta(days=i % 700),
+            updated_at=now,
+        )
+        for i in range(n)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE lore_lesson")
 
 
 def test_the_candidate_query_reads_only_the_covering_index(account) -> None:  # noqa: ANN001
@@ -40,14 +57,7 @@ def test_the_candidate_query_reads_only_the_covering_index(account) -> None:  # 
     )
     plan = _plan(candidates(account, rule).values("scope", "key"))
     assert "Index Only Scan using lesson_active_facts" in plan
-
-
-def test_matrix_and_value_counts_group_inside_the_covering_index(account) -> None:  # noqa: ANN001
-    require_postgres()
-    _lessons(account)
-    active = Lesson.objects.filter(account=account, archived_at__isnull=True)
-    plan = _plan(active.values_list("host", "kind", "owner").order_by())
-    assert "Index Only Scan using lesson_active_facts" in plan
+    assert "Index Cond: ((account_id = " in plan and "kind" in plan.split("Filter")[0]
 
 
 def test_the_explorers_unfiltered_numbers_read_only_the_small_page_index(account) -> None:  # noqa: ANN001
@@ -70,9 +80,11 @@ def test_the_explorers_unfiltered_numbers_read_only_the_small_page_index(account
 
 def test_undo_walks_a_runs_lessons_in_id_order_through_the_partial_run_index(account) -> None:  # noqa: ANN001
     require_postgres()
-    run = PolicyRun.objects.create(account=account, trigger="cli", rule_snapshot={})
     _lessons(account)
-    Lesson.objects.filter(account=account).update(archived_at=timezone.now(), archived_by_run=run)
+    run = PolicyRun.objects.create(account=account, trigger="cli", rule_snapshot={})
+    Lesson.objects.filter(account=account, kind="bus").update(archived_at=timezone.now(), archived_by_run=run)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE lore_lesson")
     batch = Lesson.objects.filter(account=account, archived_by_run=run, archived_at__isnull=False).order_by(
         "pk"
     )
@@ -86,3 +98,14 @@ def test_no_index_holds_the_read_counters_so_a_read_bump_stays_a_hot_update(acco
         definitions = [row[0] for row in cursor.fetchall()]
     assert definitions
     assert not [d for d in definitions if "read_count" in d or "last_read_at" in d]
+
+
+def test_the_covering_index_carries_every_column_a_rule_can_filter_on_but_the_read_counter() -> None:
+    """Adding a condition or dimension to the registry must come with its column in lesson_active_facts."""
+    facts = next(i for i in Lesson._meta.indexes if i.name == "lesson_active_facts")
+    carried = {Lesson._meta.get_field(f).column for f in (*facts.fields, *facts.include)}
+    wanted = {Lesson._meta.get_field(p.condition.field).column for p in PARAMS.values()}
+    wanted |= {"created_at"}  # unseen_days falls back to it
+    wanted |= {Lesson._meta.get_field(d.field).column for d in DIMENSIONS if not d.is_tags}
+    wanted |= {"scope", "key", "protected"}
+    assert wanted - carried == {"read_count"}
