@@ -1,0 +1,143 @@
+/* The filter control's popover: open/close, keyboard, and the search box that doubles as the custom-value input.
+   Everything else (sections, options, picks) is htmx; see explorer/filter_control.py. */
+(function () {
+  "use strict";
+
+  function menuOf(id) { return document.getElementById(id + "-menu"); }
+  function toggleOf(menu) { return document.querySelector('[data-fc-toggle="' + menu.id.replace(/-menu$/, "") + '"]'); }
+
+  function place(menu) {
+    var toggle = toggleOf(menu);
+    if (!toggle || menu.dataset.fcStatic === "1") return;
+    var anchor = menu.offsetParent || document.body;
+    var a = anchor.getBoundingClientRect(), t = toggle.getBoundingClientRect();
+    menu.style.top = (t.bottom - a.top + 6) + "px";
+    var left = t.left - a.left;
+    var maxLeft = anchor.clientWidth - menu.offsetWidth - 8;
+    menu.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
+  }
+
+  function focusFirst(menu) {
+    var target = menu.querySelector("[data-fc-focus]") || menu.querySelector("[data-fc-item]");
+    if (target) target.focus();
+  }
+
+  function open(menu) {
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { if (m !== menu) close(m, false); });
+    menu.hidden = false;
+    var toggle = toggleOf(menu);
+    if (toggle) toggle.setAttribute("aria-expanded", "true");
+    place(menu);
+    focusFirst(menu);
+  }
+
+  function close(menu, refocus) {
+    menu.hidden = true;
+    var toggle = toggleOf(menu);
+    if (toggle) {
+      toggle.setAttribute("aria-expanded", "false");
+      if (refocus) toggle.focus();
+    }
+  }
+
+  function items(menu) {
+    return Array.prototype.filter.call(
+      menu.querySelectorAll("[data-fc-focus], [data-fc-item]"),
+      function (el) { return el.offsetParent !== null && !el.hidden; }
+    );
+  }
+
+  function move(menu, delta) {
+    var list = items(menu);
+    if (!list.length) return;
+    var i = list.indexOf(document.activeElement);
+    var next = list[(i + delta + list.length) % list.length];
+    next.focus();
+  }
+
+  function filterEntries(input) {
+    var text = input.value.trim().toLowerCase();
+    var body = input.closest(".fc-menu-body");
+    body.querySelectorAll("[data-fc-entry]").forEach(function (el) {
+      el.hidden = text !== "" && el.dataset.fcLabel.toLowerCase().indexOf(text) === -1;
+    });
+    body.querySelectorAll(".fc-heading").forEach(function (h) {
+      var el = h.nextElementSibling, any = false;
+      while (el && !el.classList.contains("fc-heading")) { if (!el.hidden) any = true; el = el.nextElementSibling; }
+      h.hidden = !any;
+    });
+  }
+
+  function firstChoice(menu) {
+    var choice = menu.querySelector("[data-fc-choice]");
+    if (choice) choice.click();
+  }
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-fc-toggle]");
+    if (toggle) {
+      var menu = menuOf(toggle.dataset.fcToggle);
+      if (menu) { if (menu.hidden) open(menu); else close(menu, false); }
+      return;
+    }
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
+      if (!menu.contains(event.target) && document.body.contains(event.target)) close(menu, false);
+    });
+  });
+
+  document.addEventListener("input", function (event) {
+    if (event.target.matches("[data-fc-filter]")) filterEntries(event.target);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var menu = event.target.closest && event.target.closest(".fc-menu");
+    if (!menu) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      var back = menu.querySelector("[data-fc-back]");
+      if (back) back.click(); else close(menu, true);
+    } else if (event.key === "ArrowDown") {
+      event.preventDefault(); move(menu, 1);
+    } else if (event.key === "ArrowUp") {
+      event.preventDefault(); move(menu, -1);
+    } else if (event.key === "Enter" && event.target.matches("[data-fc-filter]")) {
+      event.preventDefault();
+      var entry = items(menu).filter(function (el) { return el.matches("[data-fc-entry]"); })[0];
+      if (entry) entry.click();
+    } else if (event.key === "Enter" && event.target.matches("[data-fc-typed]")) {
+      // Apply the first offer; if the offers for what was just typed are still on their way, apply it on arrival.
+      event.preventDefault();
+      var input = event.target;
+      if (offersFor(menu) === input.value) firstChoice(menu);
+      else { menu.dataset.fcApplyOnArrival = "1"; htmx.trigger(input, "search"); }
+    } else if (event.key === "Enter" && event.target.matches("[data-fc-entry], [data-fc-back]")) {
+      event.preventDefault(); event.target.click();
+    }
+  });
+
+  function offersFor(menu) {
+    var options = menu.querySelector(".fc-options");
+    return options ? options.dataset.fcFor : null;
+  }
+
+  document.addEventListener("htmx:afterSettle", function () {
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
+      var typed = menu.querySelector("[data-fc-typed]");
+      if (menu.dataset.fcApplyOnArrival === "1" && typed && offersFor(menu) === typed.value) {
+        delete menu.dataset.fcApplyOnArrival;
+        firstChoice(menu);
+        return;
+      }
+      if (!menu.contains(document.activeElement)) focusFirst(menu);
+    });
+  });
+
+  // A history snapshot never keeps a menu open.
+  document.addEventListener("htmx:beforeHistorySave", function () {
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { close(m, false); });
+  });
+
+  window.addEventListener("resize", function () {
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(place);
+  });
+})();
