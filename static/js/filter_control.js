@@ -8,13 +8,15 @@
 
   function place(menu) {
     var toggle = toggleOf(menu);
-    if (!toggle || menu.dataset.fcStatic === "1") return;
+    if (!toggle) return;
     var anchor = menu.offsetParent || document.body;
     var a = anchor.getBoundingClientRect(), t = toggle.getBoundingClientRect();
+    var width = menu.offsetWidth;
+    // Below the Filter button, left-aligned with it unless that would leave the window: then right-aligned.
+    var left = t.left + width > window.innerWidth - 8 ? t.right - width : t.left;
     menu.style.top = (t.bottom - a.top + 6) + "px";
-    var left = t.left - a.left;
-    var maxLeft = anchor.clientWidth - menu.offsetWidth - 8;
-    menu.style.left = Math.max(0, Math.min(left, maxLeft)) + "px";
+    menu.style.left = Math.max(8 - a.left, left - a.left) + "px";
+    menu.style.right = "auto";
   }
 
   function focusFirst(menu) {
