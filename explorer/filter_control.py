@@ -44,6 +44,7 @@ conditions chain without reopening it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlencode
@@ -72,6 +73,7 @@ from lore.models import LessonTag
 from lore.scopes import GLOBAL, ScopeError, parse_scope
 
 MENU_VALUES_LIMIT = 40
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 NOTICE_SHOWN_CHARS = 60
 
 ValueCounts = Callable[[Dimension, str], list[tuple[str, int]]]
@@ -494,7 +496,7 @@ def control_context(
     control: FilterControl, section: str = "", typed: str = ""
 ) -> dict[str, FilterControlView]:
     """The template context of the control: `{"fc": FilterControlView}`."""
-    typed = str(typed)[:200]
+    typed = _CONTROL_CHARS.sub("", str(typed))[:200]
     conds, dims = _menu_entries(control)
     return {
         "fc": FilterControlView(
