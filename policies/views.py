@@ -94,8 +94,10 @@ def _dialog(
     status: int = 200,
 ) -> HttpResponse:
     context = dialog_context(account, form, policy=policy, notices=notices or [])
+    context["plain_fallback"] = not _is_partial(request)
     if _is_partial(request):
-        return _vary(render(request, "policies/list.html#dialog", context, status=status))
+        # htmx swaps only 2xx answers: the dialog with its inline errors comes back as 200.
+        return _vary(render(request, "policies/list.html#dialog", context))
     context.update(_list_context(account))
     return _vary(render(request, "policies/list.html", context, status=status))
 
@@ -124,7 +126,7 @@ def policy_new(request: HttpRequest) -> HttpResponse:
             form.add_error(None, exc.message)
         else:
             messages.success(request, f"Saved “{policy.name}”.")
-            return _go(request, reverse("policies:list") + f"#policy-{policy.pk}")
+            return _go(request, reverse("policies:list"))
     return _dialog(request, account, form, status=422)
 
 
@@ -144,7 +146,7 @@ def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
             form.add_error(None, exc.message)
         else:
             messages.success(request, f"Saved “{policy.name}”.")
-            return _go(request, reverse("policies:list") + f"#policy-{policy.pk}")
+            return _go(request, reverse("policies:list"))
     return _dialog(request, account, form, policy=policy, status=422)
 
 

@@ -246,7 +246,7 @@ def test_a_dialog_posted_over_htmx_redirects_the_page(logged_in: Client, account
     )
     assert response.status_code == 200 and response["HX-Redirect"].startswith("/settings/policies/")
     bad = logged_in.post("/settings/policies/new/", {"mode": "review"}, HTTP_HX_REQUEST="true")
-    assert bad.status_code == 422 and "<dialog open" in bad.content.decode()
+    assert bad.status_code == 200 and "<dialog open" in bad.content.decode()  # htmx swaps only 2xx
 
 
 def test_the_live_preview_counts_and_names_the_rule_being_built(logged_in: Client, account) -> None:  # noqa: ANN001
