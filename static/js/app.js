@@ -47,6 +47,6 @@
     if (!custom.hidden) { var first = custom.querySelector("input"); if (first) first.focus(); }
   });
 
-  // A history snapshot never keeps the sheet open.
-  document.addEventListener("htmx:beforeHistorySave", function () { var el = sheet(); if (el) { el.innerHTML = ""; el.classList.remove("is-open"); } });
+  // A page restored from history never comes back with the sheet open.
+  document.addEventListener("htmx:historyRestore", function () { var el = sheet(); if (el) { el.innerHTML = ""; el.classList.remove("is-open"); } });
 })();

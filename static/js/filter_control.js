@@ -134,8 +134,8 @@
     });
   });
 
-  // A history snapshot never keeps a menu open.
-  document.addEventListener("htmx:beforeHistorySave", function () {
+  // A page restored from history never comes back with a menu open.
+  document.addEventListener("htmx:historyRestore", function () {
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { close(m, false); });
   });
 

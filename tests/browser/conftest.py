@@ -30,7 +30,9 @@ VIEWPORT = {"width": 1400, "height": 900}
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     require_chromium()
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=10_000)
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
