@@ -6,17 +6,28 @@
   function menuOf(id) { return document.getElementById(id + "-menu"); }
   function toggleOf(menu) { return document.querySelector('[data-fc-toggle="' + menu.id.replace(/-menu$/, "") + '"]'); }
 
+  // The menu is a manual popover (the top layer): no dialog, overflow or transform around the control can clip
+  // it. It is placed under its Filter button in viewport coordinates and follows it on scroll and resize.
+  function usesPopover(menu) { return typeof menu.showPopover === "function"; }
+
   function place(menu) {
     var toggle = toggleOf(menu);
     if (!toggle) return;
-    var anchor = menu.offsetParent || document.body;
-    var a = anchor.getBoundingClientRect(), t = toggle.getBoundingClientRect();
+    var t = toggle.getBoundingClientRect();
     var width = menu.offsetWidth;
-    // Below the Filter button, left-aligned with it unless that would leave the window: then right-aligned.
     var left = t.left + width > window.innerWidth - 8 ? t.right - width : t.left;
-    menu.style.top = (t.bottom - a.top + 6) + "px";
-    menu.style.left = Math.max(8 - a.left, left - a.left) + "px";
+    var top = t.bottom + 6;
+    menu.style.position = "fixed";
+    menu.style.left = Math.max(8, left) + "px";
+    menu.style.top = top + "px";
     menu.style.right = "auto";
+    menu.style.maxHeight = Math.max(220, Math.min(560, window.innerHeight - top - 12)) + "px";
+    if (!usesPopover(menu)) {
+      // Without the popover API, undo the offset of a transformed ancestor (a centred dialog).
+      var r = menu.getBoundingClientRect();
+      menu.style.left = (2 * Math.max(8, left) - r.left) + "px";
+      menu.style.top = (2 * top - r.top) + "px";
+    }
   }
 
   function focusFirst(menu) {
@@ -24,9 +35,15 @@
     if (target) target.focus();
   }
 
+  function isOpen(menu) { return !menu.hidden; }
+
   function open(menu) {
-    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { if (m !== menu) close(m, false); });
+    document.querySelectorAll(".fc-menu").forEach(function (m) { if (m !== menu && isOpen(m)) close(m, false); });
     menu.hidden = false;
+    if (usesPopover(menu)) {
+      if (!menu.hasAttribute("popover")) menu.setAttribute("popover", "manual");
+      if (!menu.matches(":popover-open")) menu.showPopover();
+    }
     var toggle = toggleOf(menu);
     if (toggle) toggle.setAttribute("aria-expanded", "true");
     place(menu);
@@ -34,6 +51,7 @@
   }
 
   function close(menu, refocus) {
+    if (usesPopover(menu) && menu.matches(":popover-open")) menu.hidePopover();
     menu.hidden = true;
     var toggle = toggleOf(menu);
     if (toggle) {
@@ -79,7 +97,7 @@
     var toggle = event.target.closest("[data-fc-toggle]");
     if (toggle) {
       var menu = menuOf(toggle.dataset.fcToggle);
-      if (menu) { if (menu.hidden) open(menu); else close(menu, false); }
+      if (menu) { if (isOpen(menu)) close(menu, false); else open(menu); }
       return;
     }
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
@@ -124,6 +142,10 @@
 
   document.addEventListener("htmx:afterSettle", function () {
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
+      // A pick may have re-rendered the Filter button (and moved it): keep the menu under it.
+      var toggle = toggleOf(menu);
+      if (toggle) toggle.setAttribute("aria-expanded", "true");
+      place(menu);
       var typed = menu.querySelector("[data-fc-typed]");
       if (menu.dataset.fcApplyOnArrival === "1" && typed && offersFor(menu) === typed.value) {
         delete menu.dataset.fcApplyOnArrival;
@@ -139,7 +161,7 @@
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { close(m, false); });
   });
 
-  window.addEventListener("resize", function () {
-    document.querySelectorAll(".fc-menu:not([hidden])").forEach(place);
-  });
+  function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
+  window.addEventListener("resize", placeOpen);
+  document.addEventListener("scroll", placeOpen, true);
 })();
