@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from explorer.filter_control import control_context, policy_control, rule_from_query
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, serialize_retention
+from explorer.filter_control import control_context, policy_control, rule_from_query, rule_query
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule
 from lore.models import Account
 from lore.scopes import GLOBAL, ScopeError, parse_scope
 from policies import grooming, selectors
@@ -18,22 +18,10 @@ from policies.models import RetentionPolicy
 EXPLORER_PATH = "/explorer/"
 
 
-def rule_query(rule: Rule) -> dict[str, str]:
-    """A rule in the Explorer's URL format: scope, ?retention=, and each dimension with its mode."""
-    query: dict[str, str] = {"scope": rule.scope}
-    if rule.conditions:
-        query["retention"] = serialize_retention(rule.conditions)
-    for dim in POLICY_DIMENSIONS:
-        flt = rule.dimensions.get(dim.name)
-        if flt:
-            query[dim.name] = ",".join(flt.values)
-            query[dim.mode_param] = flt.mode
-    return query
-
-
 def explorer_url(rule: Rule) -> str:
-    """The same rule as a view in the Explorer: the rows a run would archive."""
-    return EXPLORER_PATH + "?" + urlencode(rule_query(rule))
+    """The same rule as a view in the Explorer (its own URL format): the rows a run would archive."""
+    pairs = [("scope", rule.scope), *rule_query(rule, include_scope=False)]
+    return EXPLORER_PATH + "?" + urlencode(pairs, safe=":,/")
 
 
 def archived_by_run_url(run_id: int) -> str:

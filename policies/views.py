@@ -24,7 +24,7 @@ from lore.models import Account, Lesson
 from policies import grooming, selectors
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
 from policies.models import PolicyRun, RetentionPolicy
-from policies.presenters import dialog_context, explorer_url
+from policies.presenters import archived_by_run_url, dialog_context, explorer_url
 from policies.services import policy_create, policy_delete, policy_update
 from policies.tasks import execute_run
 
@@ -232,7 +232,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: live progress while it works (htmx polls this URL every second), then the result and Undo."""
     account = _account(request)
     run = selectors.run_get(account, run_id)
-    context = {"run": run, "section": "policies"}
+    context = {"run": run, "archived_url": archived_by_run_url(run.pk), "section": "policies"}
     if _is_partial(request):
         return _vary(render(request, "policies/run.html#progress", context))
     return _vary(render(request, "policies/run.html", context))

@@ -146,6 +146,12 @@ def test_run_now_confirm_result_equals_the_preview_and_undo_restores_them_all(pa
         pk__in=[protected.pk, opened.pk, young.pk, other_repo.pk], archived_at__isnull=False
     )
 
+    link.click()
+    page.wait_for_selector(".lesson-row")
+    assert (
+        page.locator(".lesson-row").count() == preview
+    )  # the Explorer's archived view, filtered to this run
+    page.go_back()
     page.click("text=Undo this run")
     page.wait_for_selector(".flash")
     assert f"restored {preview} lessons" in page.inner_text(".flash")
@@ -181,3 +187,62 @@ def test_deleting_a_policy_keeps_what_it_archived_archived(page, account) -> Non
     )
     assert not RetentionPolicy.objects.exists()
     assert Lesson.objects.filter(account=account, archived_at__isnull=False).count() == archived
+
+
+@pytest.fixture
+def page_without_js(browser, live_server, user, client):  # noqa: ANN001, ANN201
+    """A signed-in page with JavaScript switched off: the dialog must work as a plain form."""
+    client.force_login(user)
+    context = browser.new_context(java_script_enabled=False, base_url=live_server.url)
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    context.set_default_timeout(10_000)
+    yield context.new_page()
+    context.close()
+
+
+def test_the_dialog_works_as_a_plain_form_without_javascript(page_without_js, account) -> None:  # noqa: ANN001
+    page = page_without_js
+    page.goto("/settings/policies/")
+    page.click(".page-head .btn-primary")  # a plain link to the dialog's own page
+    page.fill(".plain-rule input[name=min_age_days]", "99999")
+    page.fill(".plain-rule input[name=kind]", "bus, decision")
+    page.click("#policy-dialog button[type=submit]")
+    assert "Created must be between 1 and 3,650 days" in page.inner_text("#policy-dialog")
+    assert page.input_value("#fix-min_age_days") == "99999"
+    assert page.input_value(".plain-rule input[name=kind]") == "bus, decision"
+    page.fill("#fix-min_age_days", "120")
+    page.click("#policy-dialog button[type=submit]")
+    policy = RetentionPolicy.objects.get(account=account)
+    assert policy.name == "created >120d ago · kind is either of bus, decision in all scopes"
+    assert page.url.endswith("/settings/policies/")
+
+
+def test_edit_opens_the_saved_rule_in_the_same_control_and_saves_it(page, account) -> None:  # noqa: ANN001
+    store(account)
+    policy = policy_create(
+        account=account,
+        rule=Rule(scope="repo::acme/app", conditions={"min_age_days": 90}),
+        name="old",
+        mode="auto",
+    )
+    page.goto("/settings/policies/")
+    page.click(f"#policy-{policy.pk} >> text=Edit")
+    page.wait_for_selector("#policy-dialog[open]")
+    assert dialog_pills(page) == ["Created: more than 90 days ago"]
+    assert page.input_value("#id_name") == "old"
+    page.click("#policy-dialog [data-fc-toggle]")
+    page.click('#policy-dialog [data-fc-entry="kind"]')
+    page.click("#policy-dialog .fc-choice >> text=gotcha")
+    page.wait_for_selector('#policy-dialog .pill[data-pill="kind"]')
+    page.keyboard.press("Escape")
+    page.check("#policy-dialog input[name=enabled]")
+    page.click("#policy-dialog button[type=submit]")
+    page.wait_for_selector(".flash")
+    policy.refresh_from_db()
+    assert policy.rule.dimensions["kind"].values == ("gotcha",) and policy.rule.conditions == {
+        "min_age_days": 90
+    }
+    assert policy.is_swept_nightly
+    assert page.locator(f"#policy-{policy.pk} .s-badge").inner_text() == "Auto · nightly"

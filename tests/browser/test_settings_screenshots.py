@@ -1,6 +1,6 @@
 """Screenshots of Settings → Retention Policies for docs/ (written only when LORE_SCREENSHOTS=1).
 
-    LORE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/browser/test_settings_screenshots.py
+LORE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/browser/test_settings_screenshots.py
 """
 
 from __future__ import annotations
@@ -40,7 +40,10 @@ def test_screenshots_of_settings(page, account) -> None:  # noqa: ANN001
         rule=Rule(
             scope="repo::acme/app",
             conditions={"min_age_days": 30},
-            dimensions={"kind": DimFilter(("bus",), "in"), "tags": DimFilter(("ci::pr-review-state",), "all")},
+            dimensions={
+                "kind": DimFilter(("bus",), "in"),
+                "tags": DimFilter(("ci::pr-review-state",), "all"),
+            },
         ),
         name="stale ci review events",
         mode="auto",
@@ -61,9 +64,7 @@ def test_screenshots_of_settings(page, account) -> None:  # noqa: ANN001
     page.wait_for_timeout(300)
     shot(page, "list")
 
-    page.goto(
-        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
-    )
+    page.goto("/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha")
     page.click("[data-create-policy]")
     page.wait_for_selector("#policy-dialog[open]")
     shot(page, "dialog")

@@ -259,7 +259,7 @@ def test_the_live_preview_counts_and_names_the_rule_being_built(logged_in: Clien
     )
     html = response.content.decode()
     assert 'data-preview-count="4"' in html and "would archive" in html
-    assert "/explorer/?scope=repo%3A%3Aacme%2Fapp&amp;retention=min_age_days%3A90" in html
+    assert 'href="/explorer/?scope=repo::acme/app&amp;retention=min_age_days:90"' in html
     assert name_placeholder(html) == "created &gt;90d ago in repo::acme/app"
     assert 'hx-swap-oob="true"' in html and 'value="typed so far"' in html
 
