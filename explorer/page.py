@@ -10,12 +10,11 @@ from django.urls import reverse
 
 from explorer.filter_control import FilterControl, control_context, with_params
 from explorer.queries import (
+    cards_and_matrix,
     dimension_value_counts,
     lessons_shown,
-    matrix,
     read_card,
     scopes_present,
-    stat_cards,
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, ExplorerState, scope_label
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, Dimension, Rule
@@ -151,14 +150,14 @@ def toolbar_context(account: Account, state: ExplorerState) -> dict[str, object]
 def page_context(account: Account, state: ExplorerState, *, now: datetime) -> dict[str, object]:
     """Every region of the page, computed from `state`."""
     state, run = state_checked(account, state)
-    cards = stat_cards(account, state, now=now)
+    cards, pivot = cards_and_matrix(account, state, now=now)
     context: dict[str, object] = {
         "state": state,
         "run": run,
         "scope_label": scope_label(state.scope),
         "cards": cards,
         "read": read_card(account, state, now=now),
-        "matrix": matrix(account, state, now=now),
+        "matrix": pivot,
         "matrix_choices": [(name, DIMENSIONS_BY_NAME[name].label) for name in MATRIX_DIMENSIONS],
         "matrix_hidden": [(n, v) for n, v in state.query_pairs() if n != "matrix"],
         "active_url": state.but(archived=False, run=None).url(),

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db import connection
+from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
 
 from explorer.filter_control import rule_with_dimension
 from explorer.filter_control import value_counts as _value_counts
 from explorer.state import ExplorerState
 from lore.candidates import rule_predicate
-from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule
+from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule, dimensions_q
 from lore.models import Account, Lesson, LessonTag, ReadEvent
 from lore.scopes import scope_q
 from lore.selectors import lessons_filtered, text_search_q
@@ -71,20 +72,27 @@ class StatCards:
     archived: int
 
 
-def stat_cards(account: Account, state: ExplorerState, *, now: datetime) -> StatCards:
-    """Lessons, Scopes active, Protected, Archived: one conditional aggregate over what the state matches."""
-    qs = Lesson.objects.filter(account=account).filter(rule_predicate(state.rule, now))
+def _population(account: Account, state: ExplorerState, rule: Rule, now: datetime) -> QuerySet[Lesson]:
+    """Active and archived lessons the rule, search, date range and run describe (protected included)."""
+    qs = Lesson.objects.filter(account=account).filter(rule_predicate(rule, now))
     if state.q:
         qs = qs.filter(text_search_q(state.q))
-    qs = _narrow(qs, state, now)
-    active = Q(archived_at__isnull=True)
+    return _narrow(qs, state, now)
+
+
+def _shown_q(state: ExplorerState) -> Q:
+    """Which lessons of the population the list shows."""
     if state.archived:
-        shown = ~active
-    elif state.has_conditions:
-        shown = active & Q(protected=False)
-    else:
-        shown = active
-    totals = qs.aggregate(
+        return Q(archived_at__isnull=False)
+    if state.has_conditions:
+        return Q(archived_at__isnull=True, protected=False)
+    return Q(archived_at__isnull=True)
+
+
+def stat_cards(account: Account, state: ExplorerState, *, now: datetime) -> StatCards:
+    """Lessons, Scopes active, Protected, Archived: one conditional aggregate over what the state matches."""
+    active, shown = Q(archived_at__isnull=True), _shown_q(state)
+    totals = _population(account, state, state.rule, now).aggregate(
         lessons=Count("pk", filter=shown),
         scopes=Count("scope", distinct=True, filter=shown),
         protected=Count("pk", filter=active & Q(protected=True)),
@@ -156,11 +164,27 @@ def _top(totals: dict[str, int], limit: int) -> list[str]:
     return sorted(totals, key=lambda v: (-totals[v], v == "", v))[:limit]
 
 
-def matrix(account: Account, state: ExplorerState, *, now: datetime) -> Matrix:
-    """The pivot of two dimensions; each cell counts lessons with both values, every other filter applied."""
+def _axes(state: ExplorerState) -> tuple[Dimension, Dimension, Rule]:
+    """The matrix's two dimensions and the rule with both axes' own filters left out."""
     rows_dim, cols_dim = DIMENSIONS_BY_NAME[state.matrix_rows], DIMENSIONS_BY_NAME[state.matrix_cols]
     rule = rule_with_dimension(rule_with_dimension(state.rule, rows_dim.name, None), cols_dim.name, None)
+    return rows_dim, cols_dim, rule
+
+
+def matrix(account: Account, state: ExplorerState, *, now: datetime) -> Matrix:
+    """The pivot of two dimensions; each cell counts lessons with both values, every other filter applied."""
+    rows_dim, cols_dim, rule = _axes(state)
     pairs = _pairs(lessons_shown(account, state, now=now, rule=rule), rows_dim, cols_dim)
+    return _matrix_of(state, rule, rows_dim, cols_dim, pairs)
+
+
+def _matrix_of(
+    state: ExplorerState,
+    rule: Rule,
+    rows_dim: Dimension,
+    cols_dim: Dimension,
+    pairs: list[tuple[str, str, int]],
+) -> Matrix:
     counts: dict[tuple[str, str], int] = {}
     row_totals: dict[str, int] = {}
     col_totals: dict[str, int] = {}
@@ -190,8 +214,79 @@ def matrix(account: Account, state: ExplorerState, *, now: datetime) -> Matrix:
     )
 
 
+def _flag(q: Q) -> Case | Value:
+    if not q:
+        return Value(True)
+    return Case(When(q, then=Value(True)), default=Value(False), output_field=BooleanField())
+
+
+# Stat cards and matrix in one scan: the inner query flags each lesson (shown in the list? carrying the axes'
+# own filters? archived?), the outer one groups by the two axes plus a grand total (GROUPING SETS).
+_CARDS_AND_MATRIX = """
+SELECT r, c, GROUPING(r, c) AS is_total,
+       COUNT(*) FILTER (WHERE x_shown) AS cell,
+       COUNT(*) FILTER (WHERE x_shown AND x_axes) AS lessons,
+       COUNT(DISTINCT scope) FILTER (WHERE x_shown AND x_axes) AS scopes,
+       COUNT(*) FILTER (WHERE NOT x_archived AND protected AND x_axes) AS protected,
+       COUNT(*) FILTER (WHERE x_archived AND x_axes) AS archived
+FROM ({inner}) AS flagged
+GROUP BY GROUPING SETS ((r, c), ())
+"""
+
+
+def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -> tuple[StatCards, Matrix]:
+    """The stat cards and the matrix. On PostgreSQL one scan when neither axis is Label (a tag axis multiplies
+    rows through LessonTag, so the totals come from their own aggregate); two queries otherwise."""
+    rows_dim, cols_dim, rule = _axes(state)
+    if connection.vendor != "postgresql" or rows_dim.is_tags or cols_dim.is_tags:
+        return stat_cards(account, state, now=now), matrix(account, state, now=now)
+    axes = {n: f for n, f in state.rule.dimensions.items() if n in (rows_dim.name, cols_dim.name)}
+    inner = (
+        _population(account, state, rule, now)
+        .annotate(
+            x_shown=_flag(_shown_q(state)),
+            x_axes=_flag(dimensions_q(axes)),
+            x_archived=_flag(Q(archived_at__isnull=False)),
+        )
+        .order_by()
+        .values(
+            "scope", "protected", "x_shown", "x_axes", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field)
+        )
+    )
+    sql, params = inner.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql), params)
+        grouped = cursor.fetchall()
+    cards = StatCards(0, 0, 0, 0)
+    pairs: list[tuple[str, str, int]] = []
+    for row, col, is_total, cell, lessons, scopes, protected, archived in grouped:
+        if is_total:
+            cards = StatCards(int(lessons), int(scopes), int(protected), int(archived))
+        elif cell:
+            pairs.append((str(row), str(col), int(cell)))
+    return cards, _matrix_of(state, rule, rows_dim, cols_dim, pairs)
+
+
+# A loose index scan over lesson_scope (account, scope): one index probe per distinct scope instead of reading
+# every lesson, so the scope picker costs the same with a thousand lessons or a million.
+_SCOPES_SKIP_SCAN = """
+WITH RECURSIVE found(scope) AS (
+    (SELECT scope FROM lore_lesson WHERE account_id = %(account)s ORDER BY scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT l.scope FROM lore_lesson l WHERE l.account_id = %(account)s AND l.scope > found.scope
+            ORDER BY l.scope LIMIT 1)
+    FROM found WHERE found.scope IS NOT NULL
+)
+SELECT scope FROM found WHERE scope IS NOT NULL
+"""
+
+
 def scopes_present(account: Account) -> list[str]:
-    """The scopes the account's lessons live in, for the scope picker (one indexed DISTINCT)."""
+    """The scopes the account's lessons live in, sorted, for the scope picker."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_SCOPES_SKIP_SCAN, {"account": account.pk})
+            return [row[0] for row in cursor.fetchall()]
     return list(
         Lesson.objects.filter(account=account).order_by("scope").values_list("scope", flat=True).distinct()
     )

@@ -47,3 +47,29 @@ def test_the_page_is_a_handful_of_queries(logged_in: Client, account, django_ass
     # session + user + membership, scopes, stat cards, read card, matrix, list
     with django_assert_max_num_queries(9):
         logged_in.get("/explorer/?retention=min_age_days:30&kind=lesson")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "retention=min_age_days:30,max_opened_count:0",
+        "retention=min_age_days:30&host=aw,codex&kind=bus&kind_mode=nin&owner=data&owner_mode=nin",
+        "archived=1&kind=lesson",
+        "scope=repo::acme/app&range=90d&q=uv&matrix=trigger,source_agent&tags=testing",
+        "matrix=tags,host&retention=min_opened_count:1",
+    ],
+)
+def test_stat_cards_and_matrix_in_one_scan_agree_with_their_separate_queries(account, query: str) -> None:  # noqa: ANN001
+    from django.http import QueryDict
+    from django.utils import timezone
+
+    from explorer.queries import cards_and_matrix, matrix, stat_cards
+    from explorer.state import ExplorerState
+
+    demo_store_create(account, lessons=300, seed=5)
+    state = ExplorerState.from_query(QueryDict(query))
+    now = timezone.now()
+    cards, pivot = cards_and_matrix(account, state, now=now)
+    assert cards == stat_cards(account, state, now=now)
+    assert pivot == matrix(account, state, now=now)

@@ -364,3 +364,20 @@ def test_dimension_filters_match_the_candidate_query(logged_in: Client, account,
     response = logged_in.get("/explorer/?retention=min_age_days:90&tags=ci&tags_mode=none")
     rule = Rule(conditions={"min_age_days": 90}, dimensions={"tags": DimFilter(("ci",), "none")})
     assert set(keys(response)) == set(candidates(account, rule).values_list("key", flat=True))
+
+
+def test_the_scope_picker_offers_all_scopes_first_then_the_accounts_scopes(
+    logged_in: Client, account, other_account
+) -> None:  # noqa: ANN001
+    for scope in ("repo::acme/app", "project::docs", "branch::acme/app::main", "repo::acme/app"):
+        LessonFactory(account=account, scope=scope)
+    LessonFactory(account=other_account, scope="repo::globex/secret")
+    html = logged_in.get("/explorer/").content.decode()
+    picker = html[html.index('id="scope-picker"') : html.index("</select>", html.index('id="scope-picker"'))]
+    assert re.findall(r'<option value="([^"]+)"', picker) == [
+        "global",
+        "branch::acme/app::main",
+        "project::docs",
+        "repo::acme/app",
+    ]
+    assert ">All scopes<" in picker
