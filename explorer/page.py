@@ -85,6 +85,7 @@ def rows_context(
         if page.next_cursor
         else "",
         "cursor_notice": notice,
+        "sheet_prefix": reverse("explorer:index") + "lessons/",
     }
 
 

@@ -221,24 +221,24 @@ def _flag(q: Q) -> Case | Value:
 
 
 # Stat cards and matrix in one scan: the inner query flags each lesson (shown in the list? carrying the axes'
-# own filters? archived?), the outer one groups by the two axes plus a grand total (GROUPING SETS).
+# own filters? archived?); the outer one is a single hash aggregate by the two axes and the scope, small enough
+# to fold in Python into the cells and the card totals (Scopes active counts the scopes with a shown lesson).
 _CARDS_AND_MATRIX = """
-SELECT r, c, GROUPING(r, c) AS is_total,
+SELECT r, c, scope,
        COUNT(*) FILTER (WHERE x_shown) AS cell,
        COUNT(*) FILTER (WHERE x_shown AND x_axes) AS lessons,
-       COUNT(DISTINCT scope) FILTER (WHERE x_shown AND x_axes) AS scopes,
        COUNT(*) FILTER (WHERE NOT x_archived AND protected AND x_axes) AS protected,
        COUNT(*) FILTER (WHERE x_archived AND x_axes) AS archived
 FROM ({inner}) AS flagged
-GROUP BY GROUPING SETS ((r, c), ())
+GROUP BY r, c, scope
 """
 
 
 def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -> tuple[StatCards, Matrix]:
-    """The stat cards and the matrix. On PostgreSQL one scan when neither axis is Label (a tag axis multiplies
-    rows through LessonTag, so the totals come from their own aggregate); two queries otherwise."""
+    """The stat cards and the matrix in one scan. A Label (tag) axis multiplies lessons through LessonTag, so
+    there the cards come from their own aggregate (two queries)."""
     rows_dim, cols_dim, rule = _axes(state)
-    if connection.vendor != "postgresql" or rows_dim.is_tags or cols_dim.is_tags:
+    if rows_dim.is_tags or cols_dim.is_tags:
         return stat_cards(account, state, now=now), matrix(account, state, now=now)
     axes = {n: f for n, f in state.rule.dimensions.items() if n in (rows_dim.name, cols_dim.name)}
     inner = (
@@ -257,13 +257,19 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     with connection.cursor() as cursor:
         cursor.execute(_CARDS_AND_MATRIX.format(inner=sql), params)
         grouped = cursor.fetchall()
-    cards = StatCards(0, 0, 0, 0)
-    pairs: list[tuple[str, str, int]] = []
-    for row, col, is_total, cell, lessons, scopes, protected, archived in grouped:
-        if is_total:
-            cards = StatCards(int(lessons), int(scopes), int(protected), int(archived))
-        elif cell:
-            pairs.append((str(row), str(col), int(cell)))
+    cells: dict[tuple[str, str], int] = {}
+    lessons = protected = archived = 0
+    scopes: set[str] = set()
+    for row, col, scope, cell, shown, pinned, gone in grouped:
+        if cell:
+            cells[(str(row), str(col))] = cells.get((str(row), str(col)), 0) + int(cell)
+        if shown:
+            lessons += int(shown)
+            scopes.add(scope)
+        protected += int(pinned)
+        archived += int(gone)
+    pairs = [(row, col, n) for (row, col), n in cells.items()]
+    cards = StatCards(lessons, len(scopes), protected, archived)
     return cards, _matrix_of(state, rule, rows_dim, cols_dim, pairs)
 
 
