@@ -40,10 +40,18 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     shot(page, "filtered")
 
     page.click("[data-fc-toggle]")
+    page.wait_for_selector("[data-fc-filter]")
+    shot(page, "menu")
+
     page.click('[data-fc-entry="chosen"]')
     page.fill("[data-fc-typed]", ">40")
     page.wait_for_selector('.fc-options[data-fc-for=">40"]')
-    shot(page, "menu")
+    shot(page, "menu-typed")
+
+    page.click("[data-fc-back]")
+    page.click('[data-fc-entry="host"]')
+    page.wait_for_selector(".fc-count")
+    shot(page, "menu-values")
 
     page.keyboard.press("Escape")
     page.keyboard.press("Escape")
