@@ -49,6 +49,15 @@ def _history(request: HttpRequest, response: HttpResponse, url: str) -> None:
     response[header] = url
 
 
+def _current_q(request: HttpRequest) -> str | None:
+    """The search of the page the request came from; the search box is only re-rendered when it changes, so a
+    navigation never replaces the box while someone types in it."""
+    current = request.htmx.current_url  # type: ignore[attr-defined]
+    if not current:
+        return None
+    return ExplorerState.from_query(QueryDict(urlsplit(current).query)).q
+
+
 @require_GET
 @login_required
 def explorer(request: HttpRequest) -> HttpResponse:
@@ -60,7 +69,7 @@ def explorer(request: HttpRequest) -> HttpResponse:
         return _vary(render(request, PAGE, context))
     menu = request.GET.get("menu", "")
     context.update(menu_context(account, context["state"], now=now, section=menu))  # type: ignore[arg-type]
-    keep_q = request.htmx.trigger == "q"  # type: ignore[attr-defined]
+    keep_q = request.htmx.trigger == "q" or _current_q(request) == context["state"].q  # type: ignore[attr-defined]
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "keep_q": keep_q})
     _history(request, response, context["state"].url())  # type: ignore[attr-defined]
     return _vary(response)

@@ -161,6 +161,29 @@
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { close(m, false); });
   });
 
+  // A pick and the offers for what was typed can be in flight together. If the offers landed first they would
+  // replace the very link that was picked, and htmx resolves the pick's out-of-band swaps from that (now
+  // detached) link: the menu and the toolbar would miss the new state. So while a pick is on its way the menu
+  // takes no offers. (The flag lives on the popover, which no swap replaces; a detached link's own events never
+  // reach the document, so the pick's end is seen through the swap it causes or its error.)
+  function isPick(elt) { return elt && elt.matches && elt.matches("[data-fc-choice], .fc-mode, .fc-clear"); }
+  function clearPicking() {
+    document.querySelectorAll(".fc-menu[data-fc-picking]").forEach(function (m) { delete m.dataset.fcPicking; });
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var menu = isPick(event.detail.elt) && event.detail.elt.closest(".fc-menu");
+    if (menu) menu.dataset.fcPicking = "1";
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || !target.classList || !target.classList.contains("fc-options")) return;
+    var menu = target.closest(".fc-menu");
+    if (menu && menu.dataset.fcPicking) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("htmx:afterSettle", clearPicking);
+  document.addEventListener("htmx:responseError", clearPicking);
+  document.addEventListener("htmx:sendError", clearPicking);
+
   function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
   window.addEventListener("resize", placeOpen);
   document.addEventListener("scroll", placeOpen, true);

@@ -35,7 +35,8 @@ def open_menu(page: Page) -> None:
 
 def open_section(page: Page, key: str) -> None:
     page.click(f'[data-fc-entry="{key}"]')
-    expect(page.locator("[data-fc-typed]")).to_be_visible()
+    # Focus moves to the section's search box once htmx has settled it (and wired its input to the server).
+    expect(page.locator("[data-fc-typed]")).to_be_focused()
 
 
 def type_and_pick(page: Page, typed: str, label: str) -> None:
@@ -296,3 +297,35 @@ def test_a_malformed_url_shows_a_notice_in_the_browser(page: Page, store) -> Non
     assert response is not None and response.status == 200
     expect(page.locator(".notice")).to_have_count(2)
     assert pills(page) == ["Chosen: never chosen"]
+
+
+def test_a_custom_date_range_narrows_to_lessons_written_in_it(page: Page, store) -> None:  # noqa: ANN001
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    page.goto("/explorer/")
+    page.select_option("#range-picker", "custom")
+    expect(page.locator("[data-custom-range]")).to_be_visible()
+    since = (timezone.now() - timedelta(days=30)).date()
+    page.fill("#range-from", since.isoformat())
+    expect(page).to_have_url(re.compile(rf"range={since.isoformat()}\.\."))
+    expected = Lesson.objects.filter(account=store, archived_at=None, created_at__date__gte=since).count()
+    assert card(page, "lessons") == expected
+    expect(page.locator("#range-picker")).to_have_value("custom")
+    page.reload()
+    expect(page.locator("#range-from")).to_have_value(since.isoformat())
+
+
+def test_typing_in_the_search_box_narrows_the_list_and_keeps_focus(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/")
+    page.click("#q")
+    page.keyboard.type("hydration")
+    expect(page).to_have_url(re.compile(r"q=hydration"))
+    expect(page.locator("#q")).to_be_focused()
+    expect(page.locator("#q")).to_have_value("hydration")
+    expected = Lesson.objects.filter(account=store, archived_at=None, content__icontains="hydration").count()
+    expect(page.locator('[data-card="lessons"] .card-value')).to_have_text(f"{expected:,}")
+    keys = page.locator(".lesson-row").evaluate_all("rows => rows.map(r => r.dataset.key)")
+    contents = Lesson.objects.filter(account=store, key__in=keys).values_list("content", flat=True)
+    assert keys and all("hydration" in content.lower() for content in contents)

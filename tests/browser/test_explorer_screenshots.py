@@ -44,6 +44,7 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     shot(page, "menu")
 
     page.click('[data-fc-entry="chosen"]')
+    page.wait_for_function("document.activeElement && document.activeElement.matches('[data-fc-typed]')")
     page.fill("[data-fc-typed]", ">40")
     page.wait_for_selector('.fc-options[data-fc-for=">40"]')
     shot(page, "menu-typed")

@@ -381,3 +381,16 @@ def test_the_scope_picker_offers_all_scopes_first_then_the_accounts_scopes(
         "repo::acme/app",
     ]
     assert ">All scopes<" in picker
+
+
+def test_the_search_box_is_only_re_rendered_when_the_search_changes(logged_in: Client, store) -> None:  # noqa: ANN001
+    same = logged_in.get(
+        "/explorer/?q=old&kind=bus",
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old",
+    )
+    assert 'id="search-box"' not in same.content.decode()
+    cleared = logged_in.get(
+        "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old"
+    )
+    assert 'id="search-box" hx-swap-oob="true"' in cleared.content.decode()
