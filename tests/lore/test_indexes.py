@@ -12,6 +12,7 @@ from django.utils import timezone
 from lore.candidates import candidates
 from lore.conditions import DIMENSIONS, PARAMS, DimFilter, Rule
 from lore.models import Lesson
+from lore.selectors import lessons_filtered
 from policies.models import PolicyRun
 from tests.services import require_postgres
 
@@ -109,3 +110,17 @@ def test_the_covering_index_carries_every_column_a_rule_can_filter_on_but_the_re
     wanted |= {Lesson._meta.get_field(d.field).column for d in DIMENSIONS if not d.is_tags}
     wanted |= {"scope", "key", "protected"}
     assert wanted - carried == {"read_count"}
+
+
+def test_searching_active_lessons_uses_the_full_text_index_and_archived_ones_are_still_found(account) -> None:  # noqa: ANN001
+    require_postgres()
+    _lessons(account)
+    Lesson.objects.filter(account=account, key="lesson-7").update(archived_at=timezone.now(), content="zebra")
+    Lesson.objects.filter(account=account, key="lesson-8").update(content="zebra")
+    active = lessons_filtered(account, Rule(), q="zebra")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # GIN is read through a bitmap scan
+        assert "Bitmap Index Scan on lesson_search" in active.values("pk").explain()
+    assert list(active.values_list("key", flat=True)) == ["lesson-8"]
+    archived = lessons_filtered(account, Rule(), q="zebra", archived=True)
+    assert list(archived.values_list("key", flat=True)) == ["lesson-7"]
