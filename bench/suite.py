@@ -13,7 +13,7 @@ from bench.config import WARMUP, Size
 from bench.explain import explains_collect
 from bench.measure import Outcome, rounds_run
 from bench.scenarios import Context, scenarios_build, scenarios_select
-from bench.store import identities_ensure, store_ensure, store_shape
+from bench.store import identities_ensure, store_ensure, store_shape, store_vacuum
 from bench.webproc import web_drive
 
 
@@ -61,6 +61,9 @@ def bench_size(
     """Load (or reuse) the store, measure every available scenario, then the web process and a grooming run."""
     _log(f"[{size.label}] store of {size.lessons:,} lessons")
     account, loaded = store_ensure(size.lessons)
+    # Start from the store as autovacuum leaves it (a visibility map for index-only scans, fresh statistics),
+    # whatever ran against it before: quick when there is nothing to do.
+    store_vacuum()
     ids = identities_ensure(account)
     ctx = Context(ids=ids, now=timezone.now())
     chosen = scenarios_select(scenarios_build(ctx), only)
