@@ -96,7 +96,7 @@ def bench_size(
         admin = [s for s in live if s.group == "admin"]
         result["web"] = {
             "ours": web_drive(ours, ctx, requests=web_requests),
-            "admin": web_drive(admin, ctx, requests=max(len(admin), web_requests // 5)),
+            "admin": web_drive(admin, ctx, requests=max(len(admin), web_requests // 10)),
         }
     if archive and _wanted("archive", only):
         _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
