@@ -275,11 +275,11 @@ def run_execute(
 def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun], None] | None) -> None:
     snapshot = run.started_at
     assert snapshot is not None
-    rule = rule_from_snapshot(run.rule_snapshot)
-    pending = candidates(run.account, rule, now=snapshot)
-    guard = archive_guard(rule, snapshot)
     reason = f"policy “{run.policy_name}”" if run.policy_name else "ad-hoc groom run"
     try:
+        rule = rule_from_snapshot(run.rule_snapshot)
+        pending = candidates(run.account, rule, now=snapshot)
+        guard = archive_guard(rule, snapshot)
         run.matched = pending.count()
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
         last_pk = 0
