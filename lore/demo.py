@@ -122,8 +122,10 @@ def _lesson_rows(account: Account, count: int, rng: random.Random, now: datetime
         created = now - timedelta(days=age_days, seconds=rng.randint(0, 86_399))
         seen = 1 if rng.random() < 0.7 else (rng.randint(2, 3) if rng.random() < 0.85 else rng.randint(4, 20))
         updated = created + (now - created) * rng.random() if seen > 1 else created
-        # Delivered: at least 26 (list pages carry everything along), typically in the hundreds.
-        read = 26 + int(rng.lognormvariate(math.log(120 * min(1.0, 0.25 + age_days / 120)), 0.6))
+        # Delivered: at least 26 (list pages carry everything along), typically in the hundreds; a lesson
+        # only days old has barely started collecting, so the store's lowest counts sit at 26 and just above.
+        scale = min(1.0, 0.25 + age_days / 120) if age_days >= 3 else max(age_days, 0.01) / 12
+        read = 26 + int(rng.lognormvariate(math.log(120 * scale), 0.6))
         if rng.random() < 0.004:
             read = rng.randint(1200, 1600)  # delivered 1,400 times to nobody's benefit
         roll = rng.random()
