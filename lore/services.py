@@ -36,6 +36,14 @@ def tags_sync(account: Account, tags_by_lesson: Mapping[int, Sequence[str]]) -> 
     )
 
 
+def _locked_in_id_order(account: Account, lesson_ids: Iterable[int]) -> Q:
+    """`pk IN (those rows, locked in id order)`. Every statement that updates many lessons locks its rows
+    through this, so two of them (two list pages, a page and an archive batch) always take their row locks in
+    the same order and cannot deadlock, whatever plan PostgreSQL picks for each. One statement still."""
+    rows = Lesson.objects.filter(account=account, pk__in=list(lesson_ids)).order_by("pk")
+    return Q(pk__in=rows.select_for_update().values("pk"))
+
+
 def _event(lesson: Lesson, action: str, *, actor: str = "", detail: str = "", now: datetime) -> LessonEvent:
     return LessonEvent.objects.create(
         account_id=lesson.account_id, lesson=lesson, action=action, actor=actor, detail=detail, at=now
@@ -103,7 +111,7 @@ def lessons_deliver(
         return
     now = now or timezone.now()
     with transaction.atomic():
-        Lesson.objects.filter(account=account, pk__in=ids).update(
+        Lesson.objects.filter(_locked_in_id_order(account, ids)).update(
             read_count=F("read_count") + 1, last_read_at=now
         )
         ReadEvent.objects.create(account=account, scope=scope, surface=surface, lesson_count=len(ids), at=now)
@@ -156,7 +164,7 @@ def lessons_archive(
     now = now or timezone.now()
     with transaction.atomic():
         updated = (
-            Lesson.objects.filter(account=account, pk__in=list(lesson_ids), archived_at__isnull=True)
+            Lesson.objects.filter(_locked_in_id_order(account, lesson_ids), archived_at__isnull=True)
             .filter(guard or Q())
             .update(archived_at=now, archived_by_run_id=run_id, archive_reason=reason[:200])
         )
