@@ -6,12 +6,16 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PORT ?= 8000
 LESSONS ?= 20000
 
+LINT_PATHS := $(wildcard config lore policies explorer lorekit tests bench scripts)
+TYPED_PATHS := $(wildcard config lore policies explorer lorekit)
+
 .PHONY: run test lint format bench install migrate demo clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install -q --upgrade pip
-	@$(PY) -m pip install -q -e '.[dev]'
+	@echo "Installing dependencies into $(VENV) (log: $(VENV)/install.log)…"
+	@$(PY) -m pip install -q --upgrade pip > $(VENV)/install.log 2>&1 || (cat $(VENV)/install.log; exit 1)
+	@$(PY) -m pip install -q -e '.[dev]' >> $(VENV)/install.log 2>&1 || (cat $(VENV)/install.log; exit 1)
 	@rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)
@@ -27,13 +31,13 @@ run: demo
 	@$(PY) scripts/run.py --port $(PORT)
 
 lint: install
-	@$(VENV)/bin/ruff check config lore policies explorer lorekit tests bench
-	@$(VENV)/bin/ruff format --check config lore policies explorer lorekit tests bench
-	@$(VENV)/bin/mypy config lore policies explorer lorekit
+	@$(VENV)/bin/ruff check $(LINT_PATHS)
+	@$(VENV)/bin/ruff format --check $(LINT_PATHS)
+	@$(VENV)/bin/mypy $(TYPED_PATHS)
 
 format: install
-	@$(VENV)/bin/ruff check --fix config lore policies explorer lorekit tests bench || true
-	@$(VENV)/bin/ruff format config lore policies explorer lorekit tests bench
+	@$(VENV)/bin/ruff check --fix $(LINT_PATHS) || true
+	@$(VENV)/bin/ruff format $(LINT_PATHS)
 
 test: lint
 	@$(PY) -m pytest $(PYTEST_ARGS)

@@ -1,10 +1,45 @@
-"""The REST API (`/api/v1/`): django-ninja, Bearer tokens, OpenAPI at /api/v1/openapi.json."""
+"""The REST API (`/api/v1/`): django-ninja, Bearer tokens, OpenAPI at /api/v1/openapi.json, docs at /api/v1/docs.
 
+Every answer that is not a success is `{"error": {"code", "message", "field"}}` (lore.api.errors), including
+unknown URLs under /api/v1/.
+"""
+
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import re_path
 from ninja import NinjaAPI
 
-from lore.api import router as memories_router
+from lore.api.auth import BearerToken
+from lore.api.errors import ObjectParser, install_error_handlers
+from lore.api.memories import router as memories_router
+from policies.api import groom_router
 from policies.api import router as policies_router
 
-api = NinjaAPI(title="Lore Explorer API", version="1", urls_namespace="api")
+
+def _unknown_url(request: HttpRequest, rest: str = "") -> JsonResponse:
+    body = {"error": {"code": "not_found", "message": f"no such endpoint: {request.path}", "field": None}}
+    return JsonResponse(body, status=404)
+
+
+class LoreAPI(NinjaAPI):
+    @property
+    def urls(self) -> tuple[list[Any], str, str]:
+        patterns, app_name, namespace = super().urls  # type: ignore[misc]
+        return [*patterns, re_path(r"^(?P<rest>.*)$", _unknown_url)], app_name, namespace
+
+
+api = LoreAPI(
+    title="Lore Explorer API",
+    version="1",
+    description="Lessons, retention policies and grooming. Authenticate with `Authorization: Bearer <token>` "
+    "(`manage.py create_token --account NAME`). Clients may say who they are with `X-Lore-Surface: api|cli|mcp`; "
+    "it is recorded on every read.",
+    urls_namespace="api",
+    auth=BearerToken(),
+    parser=ObjectParser(),
+)
+install_error_handlers(api)
+api.add_router("/memories/groom", groom_router)
 api.add_router("/memories", memories_router)
 api.add_router("/policies", policies_router)

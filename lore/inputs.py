@@ -17,7 +17,7 @@ from lore.scopes import ScopeError, parse_scope, validate_dimension_value, valid
 MAX_CONTENT = 100_000
 SCALAR_DIMENSIONS = tuple(d.name for d in DIMENSIONS if not d.is_tags and d.name != "owner")
 # Content may hold newlines and tabs, but not NUL or lone surrogates: no database can store those.
-_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 # A timestamp this far ahead of the server's clock is a mistake, not a clock skew.
 FUTURE_TOLERANCE = timedelta(minutes=5)
 
@@ -77,7 +77,7 @@ def _content(raw: object) -> str:
         raise FieldError("content", "must be a non-empty string")
     if len(raw) > MAX_CONTENT:
         raise FieldError("content", f"is longer than {MAX_CONTENT:,} characters")
-    if _UNSTORABLE.search(raw):
+    if UNSTORABLE.search(raw):
         raise FieldError("content", "contains a NUL character or unencodable text")
     return raw
 

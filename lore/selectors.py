@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.postgres.search import SearchQuery, SearchVector, SearchVectorExact
+from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -21,6 +24,7 @@ SORTS = {
     "opened_count": ("opened_count", "Most chosen"),
 }
 DEFAULT_SORT = "newest"
+SEARCH_CONFIG = "simple"
 MAX_LIMIT = 200
 
 
@@ -41,6 +45,11 @@ def cursor_encode(sort: str, lesson: Lesson) -> str:
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
 
 
+def _fits_bigint(number: int) -> bool:
+    # A forged cursor with a huge number must be refused here, not overflow the database driver.
+    return -(2**63) <= number < 2**63
+
+
 def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
     """(keyset value, id) from a cursor; CursorError if it is not one of ours or belongs to another sort."""
     try:
@@ -50,8 +59,13 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
         raise CursorError("cursor is not valid") from exc
     if name != sort or not isinstance(pk, int):
         raise CursorError("cursor belongs to another sort order")
+    if not _fits_bigint(pk) or (isinstance(value, int) and not _fits_bigint(value)):
+        raise CursorError("cursor is not valid")
     if SORTS[sort][0] == "created_at":
-        parsed = parse_datetime(value) if isinstance(value, str) else None
+        try:
+            parsed = parse_datetime(value) if isinstance(value, str) else None
+        except ValueError:  # well-formed but impossible, e.g. month 13
+            parsed = None
         if parsed is None:
             raise CursorError("cursor is not valid")
         return parsed, pk
@@ -61,11 +75,23 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
 
 
 def text_search_q(q: str) -> Q:
-    """Every word must appear in the key or the content (case-insensitive)."""
-    query = Q()
+    """Every word must appear in the key or the content: full-text search (prefix match, GIN index
+    `lesson_search` of explorer/migrations/0001) on PostgreSQL, case-insensitive containment elsewhere."""
+    if connection.vendor == "postgresql":
+        words = re.findall(r"\w+", q)[:10]
+        if not words:
+            return Q()
+        query = SearchQuery(" & ".join(f"{w}:*" for w in words), search_type="raw", config=SEARCH_CONFIG)
+        return Q(SearchVectorExact(lesson_search_vector(), query))
+    found = Q()
     for word in q.split()[:10]:
-        query &= Q(key__icontains=word) | Q(content__icontains=word)
-    return query
+        found &= Q(key__icontains=word) | Q(content__icontains=word)
+    return found
+
+
+def lesson_search_vector() -> SearchVector:
+    """The expression the GIN index is built on; a query must use exactly this one to be served by it."""
+    return SearchVector("key", "content", config=SEARCH_CONFIG)
 
 
 def lessons_filtered(

@@ -11,6 +11,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from lore.inputs import (
+    UNSTORABLE,
     FieldError,
     LessonInput,
     dimension_value,
@@ -96,6 +97,15 @@ class ImportReport:
         return {"created": self.created, "updated": self.updated, "failed": self.failed}
 
 
+def _metadata(data: dict[str, object], name: str) -> str:
+    """A free-text field no reader filters on exactly: NUL and lone surrogates, which no database stores, are
+    dropped rather than failing the line."""
+    raw = data.get(name) or ""
+    if not isinstance(raw, str):
+        raise FieldError(name, "must be a string")
+    return UNSTORABLE.sub("", raw)
+
+
 def _lesson_from_line(account: Account, text: str) -> Lesson:
     try:
         data = json.loads(text)
@@ -108,9 +118,10 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
         raise FieldError(unknown[0], "is not a lesson field")
     base = LessonInput.from_data(data)
     created_at = parse_timestamp(data, "created_at") or timezone.now()
-    archive_reason = data.get("archive_reason") or ""
-    if not isinstance(archive_reason, str) or len(archive_reason) > 200:
+    archive_reason = _metadata(data, "archive_reason")
+    if len(archive_reason) > 200:
         raise FieldError("archive_reason", "must be a string of at most 200 characters")
+    owner = _metadata(data, "owner")
     lesson = Lesson(
         account=account,
         scope=base.scope,
@@ -118,7 +129,7 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
         content=base.content,
         tags=base.tags,
         **base.dims,
-        owner=dimension_value("owner", data["owner"]) if data.get("owner") else "personal",
+        owner=dimension_value("owner", owner) if owner else "personal",
         seen_count=max(1, parse_count(data, "seen_count", 1)),
         read_count=parse_count(data, "read_count"),
         opened_count=parse_count(data, "opened_count"),

@@ -1,5 +1,151 @@
-"""REST endpoints for retention policies (DESIGN.md §10)."""
+"""`/api/v1/policies` (CRUD) and `/api/v1/memories/groom/{preview,run}` (DESIGN.md §7, §10).
 
-from ninja import Router
+Preview and run resolve through policies.grooming, i.e. the one candidate query, so a run archives exactly
+what the preview answered. A policy of another account answers 404, like every other object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Path, Router, Status
+
+from lore.api.auth import account_of, actor_of, surface_of, token_of
+from lore.api.errors import ApiError, error_responses, not_found
+from lore.api.schemas import ID_MAX, GroomIn, PolicyIn, PolicyOut, PolicyPatch, PreviewOut, RunOut
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, auto_name, rule_from_data
+from lore.models import Account, Lesson
+from policies import grooming
+from policies.models import PolicyRun, RetentionPolicy
+from policies.services import policy_create, policy_delete, policy_update
 
 router = Router(tags=["policies"])
+groom_router = Router(tags=["grooming"])
+PolicyId = Path(..., ge=1, le=ID_MAX)
+
+
+def policy_for(account: Account, policy_id: int) -> RetentionPolicy:
+    policy = RetentionPolicy.objects.filter(account=account, pk=policy_id).first()
+    if policy is None:
+        raise not_found("policy")
+    return policy
+
+
+def policy_as_dict(policy: RetentionPolicy) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": policy.pk,
+        "name": policy.name,
+        "scope": policy.scope,
+        "mode": policy.mode,
+        "enabled": policy.enabled,
+        "summary": auto_name(policy.rule),
+        "created_at": policy.created_at,
+        "updated_at": policy.updated_at,
+    }
+    row.update({p.name: getattr(policy, p.name) for p in RETENTION_PARAMS})
+    for dim in POLICY_DIMENSIONS:
+        row[dim.name] = list(getattr(policy, dim.name))
+        row[dim.mode_param] = getattr(policy, dim.mode_param)
+    return row
+
+
+# ---------------------------------------------------------------- grooming
+
+
+def groom_target(account: Account, payload: Any) -> tuple[Rule, RetentionPolicy | None]:
+    """A saved policy's rule, or the ad-hoc rule in the body (never both)."""
+    data = payload.dict(exclude_none=True)
+    policy_id = data.pop("policy_id", None)
+    if policy_id is not None:
+        if data:
+            field = next(iter(data))
+            raise ApiError(
+                422, "policy_id grooms the saved rule: leave out scope, conditions and filters", field=field
+            )
+        policy = policy_for(account, policy_id)
+        return policy.rule, policy
+    if "scope" not in data:
+        raise ApiError(422, "give a scope (global for the whole account) or a policy_id", field="scope")
+    return rule_from_data(data), None
+
+
+@groom_router.post("/preview", response={200: PreviewOut, **error_responses(400, 404)}, summary="Preview")
+def groom_preview(request: HttpRequest, payload: GroomIn) -> grooming.Preview:  # type: ignore[valid-type]
+    """`{count, keys: [{scope, key}]}`: exactly what a run would archive now. Changes nothing."""
+    account = account_of(request)
+    rule, _ = groom_target(account, payload)
+    return grooming.preview(account, rule)
+
+
+@groom_router.post("/run", response={200: RunOut, **error_responses(400, 404, 409)}, summary="Run (archive)")
+def groom_run(request: HttpRequest, payload: GroomIn) -> dict[str, Any]:  # type: ignore[valid-type]
+    """Archive every match (recoverable with /memories/restore), recorded as a PolicyRun; answers what it archived."""
+    account = account_of(request)
+    rule, policy = groom_target(account, payload)
+    trigger = PolicyRun.Trigger.CLI if surface_of(request) == "cli" else PolicyRun.Trigger.API
+    run = grooming.run_start(
+        account=account, rule=rule, policy=policy, trigger=trigger, actor=actor_of(request)
+    )
+    if run is None:
+        raise ApiError(
+            409, "this policy already has a run going: try again when it finishes", code="run_active"
+        )
+    run = grooming.run_execute(run.pk)
+    keys = list(
+        Lesson.objects.filter(account=account, archived_by_run=run)
+        .order_by("scope", "key")
+        .values("scope", "key")
+    )
+    return {"count": len(keys), "keys": keys, "run_id": run.pk, "status": run.status, "matched": run.matched}
+
+
+# ---------------------------------------------------------------- policies
+
+
+@router.get("", response={200: list[PolicyOut], **error_responses()}, summary="List policies")  # type: ignore[valid-type]
+def policies_list(request: HttpRequest) -> list[dict[str, Any]]:
+    return [policy_as_dict(p) for p in RetentionPolicy.objects.filter(account=account_of(request))]
+
+
+@router.post("", response={201: PolicyOut, **error_responses(400)}, summary="Create a policy")
+def policies_create(request: HttpRequest, payload: PolicyIn) -> Status[dict[str, Any]]:  # type: ignore[valid-type]
+    """name and scope are required; mode review (default) or auto; an auto policy is swept only when enabled."""
+    data = payload.dict(exclude_none=True)  # type: ignore[attr-defined]
+    name, mode, enabled = data.pop("name"), data.pop("mode"), data.pop("enabled")
+    token = token_of(request)
+    policy = policy_create(
+        account=token.account,
+        rule=rule_from_data(data),
+        name=name,
+        mode=mode,
+        enabled=enabled,
+        created_by=token.created_by,
+    )
+    return Status(201, policy_as_dict(policy))
+
+
+@router.get("/{policy_id}", response={200: PolicyOut, **error_responses(404)}, summary="Show a policy")
+def policies_show(request: HttpRequest, policy_id: int = PolicyId) -> dict[str, Any]:
+    return policy_as_dict(policy_for(account_of(request), policy_id))
+
+
+@router.patch(
+    "/{policy_id}", response={200: PolicyOut, **error_responses(400, 404)}, summary="Update a policy"
+)
+def policies_update(
+    request: HttpRequest,
+    payload: PolicyPatch,  # type: ignore[valid-type]
+    policy_id: int = PolicyId,
+) -> dict[str, Any]:
+    """Only the fields present change; a field set to null is cleared (a condition or a filter)."""
+    policy = policy_for(account_of(request), policy_id)
+    changes = payload.dict(exclude_unset=True)  # type: ignore[attr-defined]
+    return policy_as_dict(policy_update(policy=policy, changes=changes))
+
+
+@router.delete("/{policy_id}", response={204: None, **error_responses(404)}, summary="Delete a policy")
+def policies_delete(request: HttpRequest, policy_id: int = PolicyId) -> Status[None]:
+    """Deletes the rule only: lessons it matched or archived are not touched."""
+    policy_delete(policy=policy_for(account_of(request), policy_id))
+    return Status(204, None)

@@ -127,6 +127,10 @@ BAD_LINES = [
     (good_line(created_at="2999-01-01T00:00:00+00:00"), "created_at", "future"),
     (good_line(kindd="bus"), "kindd", "not a lesson field"),
     (good_line(owner="o" * 65), "owner", "64"),
+    (good_line(owner="team\x01"), "owner", "control characters"),
+    (good_line(owner="nul\x00"), None, None),  # NUL is dropped from free-text metadata
+    (good_line(archive_reason="nul\x00 \ud800"), None, None),
+    (good_line(archive_reason=5), "archive_reason", "string"),
 ]
 
 

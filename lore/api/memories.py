@@ -1,0 +1,224 @@
+"""`/api/v1/memories`: write, list, search, fetch, open, protect, restore, export, import (DESIGN.md §10).
+
+Handlers are thin: validate (schemas + the registry) → a selector or a service → serialise. The counter effects
+of DESIGN.md §3 happen here and nowhere else in the API: a list or search page delivers every lesson on it,
+GET /memories/{id} delivers one, POST /memories/read is the deliberate open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
+from ninja import Body, Path, Query, Router, Status
+
+from lore.api.auth import account_of, actor_of, surface_of, token_of
+from lore.api.errors import ApiError, error_responses, not_found
+from lore.api.schemas import (
+    ID_MAX,
+    AddressIn,
+    ImportOut,
+    LessonIn,
+    LessonOut,
+    ListIn,
+    ListQuery,
+    PageOut,
+    ProtectIn,
+    SearchIn,
+)
+from lore.conditions import Rule, parse_retention, rule_from_data
+from lore.inputs import LessonInput
+from lore.models import Account, Lesson
+from lore.scopes import parse_address, parse_scope, validate_key
+from lore.selectors import lessons_filtered, lessons_page
+from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
+from lore.transfer import export_lines, import_lines
+
+router = Router(tags=["memories"])
+NDJSON = "application/x-ndjson"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def no_nul(value: str, field: str) -> str:
+    """PostgreSQL cannot store or compare NUL characters: refuse them as bad input."""
+    if "\x00" in value:
+        raise ApiError(422, f"{field} contains a NUL character", field=field)
+    return value
+
+
+def filters_rule(data: Mapping[str, Any]) -> Rule:
+    """The rule of a list/search request: `retention` (URL syntax) merged with the per-param fields."""
+    merged = dict(data)
+    retention = merged.pop("retention", None)
+    if retention:
+        values, notices = parse_retention(retention)
+        if notices:
+            raise ApiError(422, notices[0], field="retention")
+        for name, value in values.items():
+            if merged.get(name) is None:
+                merged[name] = value
+    return rule_from_data(merged, allow_reverse=True, allow_explorer_dimensions=True, require_scope=False)
+
+
+def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[Lesson], scope: str) -> None:
+    """Delivered +1 for every lesson handed over (one UPDATE), reflected in the rows we answer with."""
+    now = timezone.now()
+    lessons_deliver(
+        account=account,
+        lesson_ids=[row.pk for row in rows],
+        scope=scope,
+        surface=surface_of(request),
+        now=now,
+    )
+    for row in rows:
+        row.read_count += 1
+        row.last_read_at = now
+
+
+def lessons_list_page(request: HttpRequest, data: Mapping[str, Any], *, text: str = "") -> dict[str, Any]:
+    account = account_of(request)
+    rule = filters_rule({k: v for k, v in data.items() if k not in ("archived", "sort", "limit", "cursor")})
+    qs = lessons_filtered(account, rule, q=no_nul(text, "query"), archived=bool(data.get("archived")))
+    page = lessons_page(qs, sort=data["sort"], cursor=data.get("cursor"), limit=data["limit"])
+    lessons_deliver_page(request, account, page.rows, rule.scope)
+    return {"items": page.rows, "next_cursor": page.next_cursor}
+
+
+def lesson_at(account: Account, body: AddressIn) -> Lesson:
+    """The lesson named by `address` or `scope`+`key`; 404 when this account has none there."""
+    if body.address:
+        address = parse_address(body.address)
+        scope, key = address.scope, address.key
+    elif body.scope and body.key:
+        scope, key = parse_scope(body.scope), validate_key(body.key)
+    else:
+        raise ApiError(422, "name the lesson: address (SCOPE::KEY) or scope and key", field="address")
+    lesson = Lesson.objects.filter(account=account, scope=scope, key=key).first()
+    if lesson is None:
+        raise ApiError(404, f"no lesson at {scope}::{key}")
+    return lesson
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+@router.post("", response={200: LessonOut, 201: LessonOut, **error_responses(400)}, summary="Write a lesson")
+def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # type: ignore[valid-type]
+    """Write (upsert on scope+key). A rewrite is a recurrence (Recurrence +1) and restores an archived key."""
+    data = LessonInput.from_data(payload.dict(exclude_none=True))  # type: ignore[attr-defined]
+    no_nul(data.content, "content")
+    token = token_of(request)
+    lesson, created = lesson_write(
+        account=token.account, data=data, owner=token.owner, actor=actor_of(request)
+    )
+    return Status(201 if created else 200, lesson)
+
+
+@router.get("", response={200: PageOut, **error_responses()}, summary="List lessons (delivers the page)")
+def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, Any]:  # type: ignore[valid-type]
+    """One keyset page. Every lesson on it is delivered (Delivered +1); `sort=opened_count` for most chosen."""
+    unknown = sorted(set(request.GET) - set(ListQuery.model_fields))
+    if unknown:  # a misspelt filter must not silently widen the list
+        raise ApiError(422, f"{unknown[0]}: not a known filter", field=unknown[0])
+    return lessons_list_page(request, filters.dict())  # type: ignore[attr-defined]
+
+
+@router.post("/list", response={200: PageOut, **error_responses(400)}, summary="List lessons (JSON filters)")
+def memory_list_post(request: HttpRequest, payload: ListIn | None = Body(None)) -> dict[str, Any]:  # type: ignore[valid-type]
+    """The same as GET /memories with the filters in a JSON body (no body: the first page of everything)."""
+    return lessons_list_page(request, (payload or ListIn()).dict())  # type: ignore[attr-defined,operator]
+
+
+@router.post("/search", response={200: PageOut, **error_responses(400)}, summary="Search lessons")
+def memory_search(request: HttpRequest, payload: SearchIn) -> dict[str, Any]:  # type: ignore[valid-type]
+    """Every word of `query` in the key or the content, with the list filters. Delivers the page."""
+    data = payload.dict()  # type: ignore[attr-defined]
+    return lessons_list_page(request, data, text=data.pop("query"))
+
+
+@router.post("/read", response={200: LessonOut, **error_responses(400, 404, 409)}, summary="Open a lesson")
+def memory_read(request: HttpRequest, payload: AddressIn) -> Lesson:
+    """The deliberate agent open (memory.read, lorekit read/show): Delivered +1, Chosen +1, Last agent open now."""
+    account = account_of(request)
+    lesson = lesson_at(account, payload)
+    if lesson.is_archived:
+        raise ApiError(409, f"{lesson.address} is archived: restore it first", code="archived")
+    return lesson_open(account=account, lesson=lesson, surface=surface_of(request))
+
+
+@router.post("/protect", response={200: LessonOut, **error_responses(400, 404)}, summary="Pin or unpin")
+def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
+    """A protected lesson is skipped by every policy and every manual run until unpinned."""
+    account = account_of(request)
+    lesson = lesson_at(account, payload)
+    return lesson_protect(
+        account=account, lesson=lesson, protected=payload.protected, actor=actor_of(request)
+    )
+
+
+@router.post("/restore", response={200: LessonOut, **error_responses(400, 404)}, summary="Restore a lesson")
+def memory_restore(request: HttpRequest, payload: AddressIn) -> Lesson:
+    """Bring an archived lesson back (a no-op for an active one)."""
+    account = account_of(request)
+    return lesson_restore(account=account, lesson=lesson_at(account, payload), actor=actor_of(request))
+
+
+@router.get(
+    "/export",
+    response={200: None, **error_responses()},
+    summary="Export every lesson as NDJSON",
+    openapi_extra={
+        "responses": {
+            "200": {
+                "description": "One JSON object per line, every field incl. counters and timestamps",
+                "content": {NDJSON: {"schema": {"type": "string"}}},
+            }
+        }
+    },
+)
+def memory_export(request: HttpRequest) -> StreamingHttpResponse:
+    """Streamed: one line per lesson (archived ones too), in id order. Reads nothing into counters."""
+    response = StreamingHttpResponse(export_lines(account_of(request)), content_type=NDJSON)
+    response["Content-Disposition"] = 'attachment; filename="lessons.ndjson"'
+    return response
+
+
+@router.post(
+    "/import",
+    response={200: ImportOut, **error_responses(400)},
+    summary="Import NDJSON (upsert, keeps counters and timestamps)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {NDJSON: {"schema": {"type": "string", "description": "One lesson per line"}}},
+        }
+    },
+)
+def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
+    """Upsert on scope+key, streamed line by line. Bad lines are reported by number and skipped; when no line
+    could be imported the answer is a 422 whose `report` names every bad line."""
+    if not request.headers.get("Content-Length", "").strip("0 "):
+        raise ApiError(422, "the body is empty: send NDJSON, one lesson per line", field="body")
+    lines = (raw.decode("utf-8", "replace") for raw in request)
+    report = import_lines(account_of(request), lines, actor=actor_of(request))
+    if report.failed and not (report.created or report.updated):
+        first = report.failed[0]
+        message = f"nothing imported: line {first['line']}: {first['field']}: {first['message']}"
+        error = {"code": "invalid", "message": message, "field": first["field"]}
+        return JsonResponse({"error": error, "report": report.as_dict()}, status=422)
+    return report.as_dict()
+
+
+@router.get("/{lesson_id}", response={200: LessonOut, **error_responses(404)}, summary="Fetch one lesson")
+def memory_get(request: HttpRequest, lesson_id: int = Path(..., ge=1, le=ID_MAX)) -> Lesson:
+    """A single fetch: Delivered +1 (not Chosen — that is POST /memories/read)."""
+    account = account_of(request)
+    lesson = Lesson.objects.filter(account=account, pk=lesson_id).first()
+    if lesson is None:
+        raise not_found("lesson")
+    lessons_deliver_page(request, account, [lesson], lesson.scope)
+    return lesson

@@ -1,0 +1,276 @@
+"""Request and response schemas of the REST API, generated from the registry (lore.conditions).
+
+Every condition becomes a bounded integer field named after its param (`min_age_days`, `max_opened_count`, …),
+every dimension a value list plus a `<dim>_mode` field limited to its modes. Adding a condition to the registry
+adds it to every schema here, to the OpenAPI document, and (through lorekit.registry) to the CLI and MCP tools.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from ninja import Field, Schema
+from pydantic import ConfigDict, StringConstraints, create_model
+
+from lore.conditions import (
+    DIMENSIONS,
+    MAX_FILTER_VALUES,
+    PARAMS,
+    POLICY_DIMENSIONS,
+    RETENTION_PARAMS,
+    Dimension,
+    Param,
+)
+from lore.inputs import MAX_CONTENT
+from lore.scopes import MAX_VALUE_LENGTH
+from lore.selectors import DEFAULT_SORT, MAX_LIMIT, SORTS
+
+ID_MAX = 2**63 - 1
+SCOPE_HELP = "global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH"
+Scope = Annotated[str, StringConstraints(min_length=1, max_length=600)]
+Value = Annotated[str, StringConstraints(min_length=1, max_length=MAX_VALUE_LENGTH)]
+Values = (
+    list[Value] | Annotated[str, StringConstraints(max_length=MAX_FILTER_VALUES * (MAX_VALUE_LENGTH + 1))]
+)
+Id = Annotated[int, Field(ge=1, le=ID_MAX)]
+SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
+
+
+def _literal(options: tuple[str, ...]) -> Any:
+    return Literal[options]  # type: ignore[valid-type]
+
+
+def param_description(param: Param) -> str:
+    phrase = param.value_phrase(2).replace("2", "N")
+    direction = " (exploring only: a policy cannot carry it)" if param.is_reverse else ""
+    return f"{param.condition.label}: {phrase}{direction}. {param.condition.help}".strip()
+
+
+def param_fields(params: tuple[Param, ...] | list[Param], *, in_query: bool = False) -> dict[str, Any]:
+    """One optional bounded integer per condition param; absent (or null in a body) means "not set"."""
+    fields: dict[str, Any] = {}
+    for param in params:
+        low, high = param.bounds
+        fields[param.name] = (
+            int if in_query else int | None,
+            Field(None, ge=low, le=high, description=param_description(param)),
+        )
+    return fields
+
+
+def dimension_fields(dims: tuple[Dimension, ...], *, in_query: bool = False) -> dict[str, Any]:
+    """Values (a list, or comma-separated) and a mode per dimension."""
+    fields: dict[str, Any] = {}
+    for dim in dims:
+        # A query string cannot hold null: query fields are plain types whose absence means "not set".
+        values_type = str if in_query else Values | None
+        how = "comma-separated" if in_query else "a list, or one comma-separated string"
+        fields[dim.name] = (
+            values_type,
+            Field(None, description=f"{dim.label} values ({how}); OR within a dimension, AND across."),
+        )
+        fields[dim.mode_param] = (
+            _literal(dim.modes) if in_query else _literal(dim.modes) | None,
+            Field(None, description=f"How {dim.name} values match (default {dim.default_mode})."),
+        )
+    return fields
+
+
+class InputSchema(Schema):
+    """Requests refuse unknown fields: a misspelt condition must be an error, never a rule that catches more."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def _model(name: str, doc: str, fields: dict[str, Any], base: type[Schema] = InputSchema) -> type[Schema]:
+    model = create_model(name, __base__=base, __doc__=doc, **fields)  # type: ignore[call-overload]
+    return model  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- lessons
+
+LessonOut = _model(
+    "Lesson",
+    "A lesson with every dimension and its counters: Recurrence (seen_count), Delivered (read_count), "
+    "Chosen (opened_count), Last agent open (last_opened_at).",
+    {
+        "id": (int, ...),
+        "address": (str, ...),
+        "scope": (str, ...),
+        "key": (str, ...),
+        "content": (str, ...),
+        **{d.name: (list[str] if d.is_tags else str, ...) for d in DIMENSIONS},
+        "seen_count": (int, ...),
+        "read_count": (int, ...),
+        "last_read_at": (datetime | None, None),
+        "opened_count": (int, ...),
+        "last_opened_at": (datetime | None, None),
+        "created_at": (datetime, ...),
+        "updated_at": (datetime, ...),
+        "protected": (bool, ...),
+        "archived_at": (datetime | None, None),
+        "archive_reason": (str, ""),
+    },
+    base=Schema,
+)
+
+LessonIn = _model(
+    "LessonIn",
+    "A lesson to write. Writing an existing scope+key is a recurrence: content and dimensions are rewritten.",
+    {
+        "scope": (Scope, Field(..., description=SCOPE_HELP)),
+        "key": (Annotated[str, StringConstraints(min_length=1, max_length=MAX_VALUE_LENGTH)], ...),
+        "content": (Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT)], ...),
+        **{d.name: (Values | None if d.is_tags else Value | None, None) for d in DIMENSIONS if d.in_policy},
+    },
+)
+
+
+class AddressIn(InputSchema):
+    """One lesson, named by `address` (SCOPE::KEY) or by `scope` and `key`."""
+
+    address: Annotated[str, StringConstraints(min_length=1, max_length=1200)] | None = None
+    scope: Scope | None = None
+    key: Value | None = None
+
+
+class ProtectIn(AddressIn):
+    protected: bool = Field(
+        True, description="true pins the lesson (no policy or run archives it); false unpins"
+    )
+
+
+_filters_doc = (
+    "Which lessons to list: the scope, text, every condition (both directions) and every dimension."
+)
+
+
+def _filter_fields(*, in_query: bool) -> dict[str, Any]:
+    def optional(kind: Any) -> Any:
+        return kind if in_query else kind | None
+
+    return {
+        "scope": (
+            optional(Scope),
+            Field(None, description=f"{SCOPE_HELP}; default global (the whole account)"),
+        ),
+        "retention": (
+            optional(Annotated[str, StringConstraints(max_length=4000)]),
+            Field(None, description="Conditions as in the Explorer URL: min_age_days:90,max_opened_count:0"),
+        ),
+        **param_fields(list(PARAMS.values()), in_query=in_query),
+        **dimension_fields(DIMENSIONS, in_query=in_query),
+        "archived": (bool, Field(False, description="List archived lessons instead of active ones")),
+        "sort": (SortName, Field(DEFAULT_SORT, description="newest (default) or opened_count (most chosen)")),
+        "limit": (int, Field(50, ge=1, le=MAX_LIMIT)),
+        "cursor": (
+            optional(Annotated[str, StringConstraints(max_length=500)]),
+            Field(None, description="next_cursor of the previous page"),
+        ),
+    }
+
+
+ListQuery = _model("ListQuery", _filters_doc, _filter_fields(in_query=True))
+ListIn = _model("ListIn", _filters_doc, _filter_fields(in_query=False))
+SearchIn = _model(
+    "SearchIn",
+    "Text search (every word in the key or the content) with the same filters as a list.",
+    {
+        "query": (Annotated[str, StringConstraints(min_length=1, max_length=500)], ...),
+        **_filter_fields(in_query=False),
+    },
+)
+
+
+class PageOut(Schema):
+    items: list[LessonOut]  # type: ignore[valid-type]
+    next_cursor: str | None = None
+
+
+# ---------------------------------------------------------------- rules: preview, run, policies
+
+
+def rule_fields(*, scope_required: bool) -> dict[str, Any]:
+    scope = (Scope, Field(..., description=SCOPE_HELP)) if scope_required else (Scope | None, None)
+    return {"scope": scope, **param_fields(RETENTION_PARAMS), **dimension_fields(POLICY_DIMENSIONS)}
+
+
+GroomIn = _model(
+    "GroomIn",
+    "A saved policy (policy_id) or an ad-hoc rule: scope, conditions and dimension filters.",
+    {
+        "policy_id": (Id | None, Field(None, description="Preview/run a saved policy")),
+        **rule_fields(scope_required=False),
+    },
+)
+
+
+class KeyOut(Schema):
+    scope: str
+    key: str
+
+
+class PreviewOut(Schema):
+    count: int
+    keys: list[KeyOut]
+
+
+class RunOut(PreviewOut):
+    run_id: int
+    status: str
+    matched: int
+
+
+PolicyMode = Literal["review", "auto"]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+PolicyIn = _model(
+    "PolicyIn",
+    "A new retention policy. mode review (default) is run by hand; auto is swept nightly once enabled.",
+    {
+        "name": (Name, ...),
+        **rule_fields(scope_required=True),
+        "mode": (PolicyMode, "review"),
+        "enabled": (bool, False),
+    },
+)
+
+PolicyPatch = _model(
+    "PolicyPatch",
+    "Changes to a policy. A field set to null is cleared; an absent field is left as it is.",
+    {
+        "name": (Name | None, None),
+        **rule_fields(scope_required=False),
+        "mode": (PolicyMode | None, None),
+        "enabled": (bool | None, None),
+    },
+)
+
+PolicyOut = _model(
+    "Policy",
+    "A retention policy: scope, conditions, dimension filters, mode and whether the nightly sweep runs it.",
+    {
+        "id": (int, ...),
+        "name": (str, ...),
+        "scope": (str, ...),
+        **{p.name: (int | None, None) for p in RETENTION_PARAMS},
+        **{
+            field: (kind, ...)
+            for d in POLICY_DIMENSIONS
+            for field, kind in ((d.name, list[str]), (d.mode_param, str))
+        },
+        "mode": (str, ...),
+        "enabled": (bool, ...),
+        "summary": (str, Field(..., description="What the rule does, in the words of its auto-name")),
+        "created_at": (datetime, ...),
+        "updated_at": (datetime, ...),
+    },
+    base=Schema,
+)
+
+
+class ImportOut(Schema):
+    created: int
+    updated: int
+    failed: list[dict[str, Any]]

@@ -1,0 +1,251 @@
+"""`lorekit mcp`: the MCP tools over stdio, served with the official `mcp` SDK's low-level Server.
+
+Each tool calls the REST API through the same LoreClient as the CLI (with `X-Lore-Surface: mcp`, so reads
+are recorded as MCP reads). Tool input schemas are JSON Schema derived from lorekit.registry, which is
+generated from the server's registry: every condition and dimension filter is reachable from every tool that
+takes a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from lorekit.client import LoreClient, LoreError, dumps
+from lorekit.registry import (
+    DIMENSIONS,
+    PARAMS,
+    POLICY_DIMENSIONS,
+    POLICY_MODES,
+    RETENTION_PARAMS,
+    SORTS,
+    Dimension,
+    Param,
+)
+
+SCOPE = {
+    "type": "string",
+    "description": "global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH",
+}
+ADDRESS = {"type": "string", "description": "SCOPE::KEY, e.g. repo::acme/app::use-uv"}
+ID = {"type": "integer", "minimum": 1}
+
+
+def param_schemas(params: tuple[Param, ...], *, nullable: bool = False) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for p in params:
+        kind: Any = ["integer", "null"] if nullable else "integer"
+        props[p.name] = {
+            "type": kind,
+            "minimum": p.low,
+            "maximum": p.high,
+            "description": f"{p.label}: {p.phrase}. {p.help}".strip(),
+        }
+    return props
+
+
+def dimension_schemas(
+    dims: tuple[Dimension, ...], *, nullable: bool = False, modes: bool = True
+) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for d in dims:
+        values: dict[str, Any] = {
+            "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}],
+            "description": f"{d.label} values (a list or comma-separated); OR within, AND across dimensions",
+        }
+        if nullable:
+            values["anyOf"].append({"type": "null"})
+            values["description"] += "; null removes the filter"
+        props[d.name] = values
+        if modes:
+            props[d.mode_param] = {"enum": list(d.modes), "description": f"default {d.default_mode}"}
+    return props
+
+
+def obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(required)}
+
+
+def rule_schema(*, nullable: bool = False) -> dict[str, Any]:
+    return {
+        **param_schemas(RETENTION_PARAMS, nullable=nullable),
+        **dimension_schemas(POLICY_DIMENSIONS, nullable=nullable),
+    }
+
+
+FILTERS = {
+    "scope": {**SCOPE, "description": SCOPE["description"] + " (default global: the whole account)"},
+    "retention": {
+        "type": "string",
+        "description": "conditions in URL form: min_age_days:90,max_opened_count:0",
+    },
+    **param_schemas(PARAMS),
+    **dimension_schemas(DIMENSIONS),
+    "sort": {"enum": list(SORTS), "description": "newest (default) or opened_count (most chosen first)"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
+    "archived": {"type": "boolean", "description": "archived lessons instead of active ones"},
+}
+POLICY_FIELDS = {
+    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "scope": SCOPE,
+    "mode": {
+        "enum": list(POLICY_MODES),
+        "description": "review (run by hand, default) or auto (swept nightly)",
+    },
+    "enabled": {"type": "boolean", "description": "auto policies are swept only when enabled"},
+}
+GROOM = obj(
+    {
+        "policy_id": {**ID, "description": "a saved policy (instead of scope + rule)"},
+        "scope": SCOPE,
+        **rule_schema(),
+    }
+)
+TARGET = obj({"address": ADDRESS, "scope": SCOPE, "key": {"type": "string"}})
+
+
+def target(args: dict[str, Any]) -> dict[str, Any]:
+    return {k: args[k] for k in ("address", "scope", "key") if k in args}
+
+
+def policy_delete(client: LoreClient, policy_id: int) -> dict[str, int]:
+    client.policy_delete(policy_id)
+    return {"deleted": policy_id}
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    schema: dict[str, Any]
+    call: Callable[[LoreClient, dict[str, Any]], Any]
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "memory.write",
+        "Write a lesson. Writing the same scope+key again is a recurrence (Recurrence +1) and rewrites it.",
+        obj(
+            {
+                "scope": SCOPE,
+                "key": {"type": "string"},
+                "content": {"type": "string"},
+                **dimension_schemas(POLICY_DIMENSIONS, modes=False),
+            },
+            ("scope", "key", "content"),
+        ),
+        lambda c, a: c.memory_write(a),
+    ),
+    Tool(
+        "memory.list",
+        "List lessons with filters (every condition and dimension). Every lesson returned counts as delivered.",
+        obj(FILTERS),
+        lambda c, a: c.memory_list(a),
+    ),
+    Tool(
+        "memory.search",
+        "Search lessons: every word of query in the key or content, plus the list filters. Delivers the page.",
+        obj({"query": {"type": "string", "minLength": 1}, **FILTERS}, ("query",)),
+        lambda c, a: c.memory_search(a.pop("query"), a),
+    ),
+    Tool(
+        "memory.read",
+        "Open one lesson deliberately (by address or scope+key). This is what counts as Chosen and moves "
+        "Last agent open; list and search results do not.",
+        TARGET,
+        lambda c, a: c.memory_read(target(a)),
+    ),
+    Tool("memory.restore", "Restore an archived lesson.", TARGET, lambda c, a: c.memory_restore(target(a))),
+    Tool(
+        "memory.protect",
+        "Protect (pin) a lesson so no policy or groom run archives it; protected=false unpins it.",
+        obj({**TARGET["properties"], "protected": {"type": "boolean", "default": True}}),
+        lambda c, a: c.memory_protect(target(a), bool(a.get("protected", True))),
+    ),
+    Tool("policy.list", "List retention policies.", obj({}), lambda c, a: {"policies": c.policy_list()}),
+    Tool(
+        "policy.create",
+        "Save a retention policy: name and scope required, at least one condition or filter.",
+        obj({**POLICY_FIELDS, **rule_schema()}, ("name", "scope")),
+        lambda c, a: c.policy_create(a),
+    ),
+    Tool(
+        "policy.update",
+        "Change a policy: only the fields given change; a condition or filter set to null is removed.",
+        obj({"id": ID, **POLICY_FIELDS, **rule_schema(nullable=True)}, ("id",)),
+        lambda c, a: c.policy_update(int(a.pop("id")), a),
+    ),
+    Tool(
+        "policy.delete",
+        "Delete a policy (the rule only: no lesson is touched).",
+        obj({"id": ID}, ("id",)),
+        lambda c, a: policy_delete(c, int(a["id"])),
+    ),
+    Tool(
+        "groom.preview",
+        "What a rule (scope + conditions + filters) or a saved policy would archive: {count, keys}. Changes nothing.",
+        GROOM,
+        lambda c, a: c.groom_preview(a),
+    ),
+    Tool(
+        "groom.run",
+        "Archive what groom.preview answers (restorable with memory.restore): {count, keys, run_id}.",
+        GROOM,
+        lambda c, a: c.groom_run(a),
+    ),
+)
+TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+def tool_result(value: Any) -> types.CallToolResult:
+    structured = value if isinstance(value, dict) else {"result": value}
+    return types.CallToolResult(content=[types.TextContent(text=dumps(value))], structured_content=structured)
+
+
+def build_server(client: LoreClient) -> Server[Any]:
+    async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[types.Tool(name=t.name, description=t.description, input_schema=t.schema) for t in TOOLS]
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = TOOLS_BY_NAME.get(params.name)
+        if tool is None:
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"unknown tool {params.name}")], is_error=True
+            )
+        args = dict(params.arguments or {})
+        try:
+            value = await anyio.to_thread.run_sync(tool.call, client, args)
+        except LoreError as exc:
+            message = f"{exc.message}" + (f" (field: {exc.field})" if exc.field else "")
+            return types.CallToolResult(
+                content=[types.TextContent(text=message)], structured_content=exc.as_dict(), is_error=True
+            )
+        except (KeyError, TypeError, ValueError) as exc:  # an argument the tool needs is missing or malformed
+            message = f"{params.name}: missing or invalid argument {exc}"
+            return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+        return tool_result(value)
+
+    return Server("lorekit", version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def serve(client: LoreClient) -> None:
+    """Serve until stdin closes."""
+    server = build_server(client)
+
+    async def run() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(run)

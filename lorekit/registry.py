@@ -1,0 +1,160 @@
+"""GENERATED from lore/conditions.py by `python -m lore.api.registry_export`: do not edit by hand.
+
+The condition and dimension registry's names, units and bounds as plain data, so that lorekit (which never
+imports Django) derives its flags and MCP tool schemas from the registry. tests/lorekit/test_registry.py fails
+when this file is stale; regenerate it with the command above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """One direction of a condition: `min_age_days`, `max_opened_count`, … (reverse ones are explore-only)."""
+
+    name: str
+    label: str
+    unit: str
+    low: int
+    high: int
+    reverse: bool
+    phrase: str
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """A dimension filter: values (OR within) and a mode; `in_policy` is False for Explorer-only ones."""
+
+    name: str
+    label: str
+    modes: tuple[str, ...]
+    in_policy: bool
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def mode_param(self) -> str:
+        return f"{self.name}_mode"
+
+    @property
+    def default_mode(self) -> str:
+        return self.modes[0]
+
+
+PARAMS: tuple[Param, ...] = (
+    Param(
+        name="min_age_days",
+        label="Created",
+        unit="days",
+        low=1,
+        high=3650,
+        reverse=False,
+        phrase="More than N days ago",
+        help="When the lesson was first written.",
+    ),
+    Param(
+        name="unseen_days",
+        label="Last agent open",
+        unit="days",
+        low=1,
+        high=3650,
+        reverse=False,
+        phrase="More than N days ago",
+        help="The last deliberate agent fetch (memory.read, lorekit read/show); never-opened lessons count from their creation.",
+    ),
+    Param(
+        name="opened_within_days",
+        label="Last agent open",
+        unit="days",
+        low=1,
+        high=3650,
+        reverse=True,
+        phrase="Within N days",
+        help="The last deliberate agent fetch (memory.read, lorekit read/show); never-opened lessons count from their creation.",
+    ),
+    Param(
+        name="max_seen_count",
+        label="Recurrence",
+        unit="count",
+        low=0,
+        high=100000,
+        reverse=False,
+        phrase="N times or fewer",
+        help="How many times the lesson has been written. Unrelated to reading.",
+    ),
+    Param(
+        name="min_seen_count",
+        label="Recurrence",
+        unit="count",
+        low=0,
+        high=100000,
+        reverse=True,
+        phrase="N times or more",
+        help="How many times the lesson has been written. Unrelated to reading.",
+    ),
+    Param(
+        name="max_read_count",
+        label="Delivered",
+        unit="count",
+        low=0,
+        high=100000,
+        reverse=False,
+        phrase="N times or fewer",
+        help="Every read, deliberate or not: a list or search page it rode along in counts. Start in the hundreds.",
+    ),
+    Param(
+        name="min_read_count",
+        label="Delivered",
+        unit="count",
+        low=0,
+        high=100000,
+        reverse=True,
+        phrase="N times or more",
+        help="Every read, deliberate or not: a list or search page it rode along in counts. Start in the hundreds.",
+    ),
+    Param(
+        name="max_opened_count",
+        label="Chosen",
+        unit="count",
+        low=0,
+        high=100000,
+        reverse=False,
+        phrase="N times or fewer",
+        help="Deliberate agent fetches only. 'Never chosen' means nothing has ever used it.",
+    ),
+    Param(
+        name="min_opened_count",
+        label="Chosen",
+        unit="count",
+        low=0,
+        high=100000,
+        reverse=True,
+        phrase="N times or more",
+        help="Deliberate agent fetches only. 'Never chosen' means nothing has ever used it.",
+    ),
+)
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension(name="tags", label="Label", modes=("any", "all", "none"), in_policy=True),
+    Dimension(name="kind", label="Kind", modes=("in", "nin"), in_policy=True),
+    Dimension(name="host", label="Host", modes=("in", "nin"), in_policy=True),
+    Dimension(name="owner", label="Owner", modes=("in", "nin"), in_policy=False),
+    Dimension(name="source_agent", label="Agent", modes=("in", "nin"), in_policy=True),
+    Dimension(name="trigger", label="Trigger", modes=("in", "nin"), in_policy=True),
+    Dimension(name="origin_repo", label="Repository", modes=("in", "nin"), in_policy=True),
+    Dimension(name="origin_branch", label="Branch", modes=("in", "nin"), in_policy=True),
+    Dimension(name="origin_pr", label="Pull request", modes=("in", "nin"), in_policy=True),
+)
+SORTS: tuple[str, ...] = ("newest", "opened_count")
+POLICY_MODES: tuple[str, ...] = ("review", "auto")
+
+RETENTION_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS if not p.reverse)
+POLICY_DIMENSIONS: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if d.in_policy)

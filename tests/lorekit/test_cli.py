@@ -1,0 +1,162 @@
+"""The rest of the `lorekit` contract: exit codes that mean something, --json, deliberate opens, list/search/
+write, export/import with progress on stderr, and no Django anywhere in the client."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from lore.models import Lesson, ReadEvent
+from tests.factories import LessonFactory
+
+
+def test_lorekit_never_imports_django() -> None:
+    code = (
+        "import sys, lorekit.cli, lorekit.client, lorekit.flags, lorekit.output, lorekit.registry, lorekit.mcp_server;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env={"PATH": ""}
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_read_and_show_are_deliberate_opens_recorded_as_cli(lorekit, account) -> None:  # noqa: ANN001
+    lesson = LessonFactory(account=account, key="use-uv", content="use uv, not pip", read_count=7)
+    for command in ("read", "show"):
+        result = lorekit(command, "repo::acme/app::use-uv")
+        assert result.returncode == 0, result.stderr
+        assert "use uv, not pip" in result.stdout and "Chosen" in result.stdout
+    lesson.refresh_from_db()
+    assert (lesson.read_count, lesson.opened_count) == (9, 2)
+    assert lesson.last_opened_at is not None
+    assert set(ReadEvent.objects.values_list("surface", flat=True)) == {"cli"}
+
+
+def test_list_and_search_deliver_the_page_and_print_a_table(lorekit, account) -> None:  # noqa: ANN001
+    LessonFactory(account=account, key="use-uv", content="prefer uv", read_count=10, opened_count=3)
+    LessonFactory(account=account, key="pin-node", content="node 20", read_count=10)
+    listing = lorekit("list", "--sort", "opened_count")
+    assert listing.returncode == 0
+    lines = listing.stdout.splitlines()
+    assert lines[0].split()[:3] == ["ADDRESS", "KIND", "RECURRENCE"]
+    assert lines[1].startswith("repo::acme/app::use-uv")
+    found = json.loads(lorekit("search", "uv", "--json").stdout)
+    assert [item["key"] for item in found["items"]] == ["use-uv"]
+    assert Lesson.objects.get(key="use-uv").read_count == 12
+    assert Lesson.objects.get(key="pin-node").read_count == 11
+
+
+def test_list_takes_every_condition_direction_and_dimension_flag(lorekit, account) -> None:  # noqa: ANN001
+    LessonFactory(account=account, key="popular", opened_count=20, read_count=50, kind="bus", host="aw")
+    LessonFactory(account=account, key="quiet", opened_count=0, kind="bus", host="aw")
+    args = [
+        "list",
+        "--json",
+        "--min-opened-count",
+        "10",
+        "--kind",
+        "bus",
+        "--host",
+        "reviewer",
+        "--host-mode",
+        "nin",
+    ]
+    body = json.loads(lorekit(*args).stdout)
+    assert [item["key"] for item in body["items"]] == ["popular"]
+
+
+def test_write_creates_then_recurs(lorekit, account) -> None:  # noqa: ANN001
+    first = lorekit(
+        "write", "repo::acme/app::use-uv", "use uv, not pip", "--kind", "lesson", "--tags", "python,tooling"
+    )
+    assert first.returncode == 0 and "(new)" in first.stdout
+    second = lorekit("write", "repo::acme/app::use-uv", "-", stdin="use uv everywhere")
+    assert "(recurrence 2)" in second.stdout
+    lesson = Lesson.objects.get(account=account)
+    assert (lesson.content, lesson.seen_count) == ("use uv everywhere", 2)
+
+
+def test_export_then_import_round_trips_with_progress_on_stderr(
+    lorekit, lorekit_env, account, other_account, other_raw_token, tmp_path
+) -> None:  # noqa: ANN001
+    for i in range(25):
+        LessonFactory(account=account, key=f"k{i}", read_count=100 + i, opened_count=i % 4)
+    target = tmp_path / "lessons.ndjson"
+    exported = lorekit("export", "--output", str(target))
+    assert exported.returncode == 0
+    assert "exported 25 lessons" in exported.stderr
+    assert len(target.read_text().splitlines()) == 25
+    env = {**lorekit_env, "LOREKIT_TOKEN": other_raw_token}
+    imported = lorekit("import", str(target), env=env)
+    assert imported.returncode == 0, imported.stderr
+    assert "25 created" in imported.stdout and "sent 25 lines" in imported.stderr
+    copies = Lesson.objects.filter(account=other_account)
+    assert sorted(copies.values_list("read_count", flat=True)) == list(range(100, 125))
+
+
+def test_an_import_with_bad_lines_names_them_and_exits_1(lorekit, tmp_path) -> None:  # noqa: ANN001
+    source = tmp_path / "mixed.ndjson"
+    source.write_text('{"scope":"global","key":"ok","content":"c"}\nnot json\n')
+    result = lorekit("import", str(source))
+    assert result.returncode == 1
+    assert "line 2" in result.stdout
+
+
+def test_json_errors_and_exit_code_3_for_not_found(lorekit) -> None:  # noqa: ANN001
+    result = lorekit("show", "repo::acme/app::missing", "--json")
+    assert result.returncode == 3
+    assert json.loads(result.stdout)["error"]["code"] == "not_found"
+    assert result.stderr.strip() == "lorekit: no lesson at repo::acme/app::missing"
+
+
+def test_exit_1_when_the_server_refuses(lorekit) -> None:  # noqa: ANN001
+    result = lorekit("policy", "create", "--scope", "global", "--name", "everything")
+    assert result.returncode == 1
+    assert "at least one condition or filter" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["groom", "--scope", "global", "--unseen-days", "0"],
+        ["groom", "--unseen-days", "90"],
+        ["groom", "--policy-id", "1", "--scope", "global"],
+        ["policy", "create", "--scope", "global", "--unseen-days", "90"],
+        ["policy", "update", "1"],
+        ["policy", "update", "1", "--kind", "bus", "--clear-kind"],
+        ["pin", "no-separator"],
+        ["frobnicate"],
+        ["list", "--sort", "random"],
+    ],
+)
+def test_exit_2_for_usage_errors(lorekit, args) -> None:  # noqa: ANN001
+    result = lorekit(*args)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stderr.strip()
+
+
+def test_exit_2_without_configuration(lorekit, lorekit_env) -> None:  # noqa: ANN001
+    env = {k: v for k, v in lorekit_env.items() if k != "LOREKIT_TOKEN"}
+    result = lorekit("policy", "list", env=env)
+    assert result.returncode == 2
+    assert "LOREKIT_TOKEN" in result.stderr
+
+
+def test_exit_4_for_a_bad_token(lorekit, lorekit_env) -> None:  # noqa: ANN001
+    result = lorekit("policy", "list", env={**lorekit_env, "LOREKIT_TOKEN": "lk_wrong"})
+    assert result.returncode == 4
+
+
+def test_exit_5_when_the_server_is_unreachable(lorekit, lorekit_env) -> None:  # noqa: ANN001
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = lorekit("policy", "list", env={**lorekit_env, "LOREKIT_URL": f"http://127.0.0.1:{port}"})
+    assert result.returncode == 5
+    assert "cannot reach" in result.stderr

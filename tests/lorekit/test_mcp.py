@@ -1,0 +1,145 @@
+"""`lorekit mcp`: an MCP client session lists the tools and calls them; counters move as DESIGN.md §3 says."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS
+from lore.models import Lesson, ReadEvent
+from policies.models import RetentionPolicy
+from tests.factories import LessonFactory
+from tests.lorekit.mcp_session import result_of, with_session
+
+TOOL_NAMES = [
+    "memory.write",
+    "memory.list",
+    "memory.search",
+    "memory.read",
+    "memory.restore",
+    "memory.protect",
+    "policy.list",
+    "policy.create",
+    "policy.update",
+    "policy.delete",
+    "groom.preview",
+    "groom.run",
+]
+
+
+def test_the_session_lists_every_tool_with_registry_derived_schemas(lorekit_env) -> None:  # noqa: ANN001
+    async def script(session):  # noqa: ANN001, ANN202
+        return (await session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in with_session(lorekit_env, script)}
+    assert list(tools) == TOOL_NAMES
+    for name in ("policy.create", "policy.update", "groom.preview", "groom.run"):
+        props = tools[name].input_schema["properties"]
+        for param in RETENTION_PARAMS:
+            assert (props[param.name]["minimum"], props[param.name]["maximum"]) == param.bounds
+        for dim in POLICY_DIMENSIONS:
+            assert props[dim.mode_param]["enum"] == list(dim.modes)
+    assert tools["policy.create"].input_schema["required"] == ["name", "scope"]
+
+
+def test_memory_read_is_the_deliberate_open_and_list_only_delivers(lorekit_env, account) -> None:  # noqa: ANN001
+    month_ago = timezone.now() - timedelta(days=30)
+    lesson = LessonFactory(account=account, key="use-uv", read_count=5, created_at=month_ago)
+
+    async def script(session):  # noqa: ANN001, ANN202
+        listed = result_of(await session.call_tool("memory.list", {"scope": "repo::acme/app"}))
+        opened = result_of(await session.call_tool("memory.read", {"address": "repo::acme/app::use-uv"}))
+        return listed, opened
+
+    listed, opened = with_session(lorekit_env, script)
+    assert listed["items"][0]["read_count"] == 6 and listed["items"][0]["opened_count"] == 0
+    assert (opened["read_count"], opened["opened_count"]) == (7, 1)
+    lesson.refresh_from_db()
+    assert (lesson.read_count, lesson.opened_count, lesson.updated_at) == (7, 1, month_ago)
+    assert lesson.last_opened_at is not None
+    assert set(ReadEvent.objects.values_list("surface", flat=True)) == {"mcp"}
+
+
+def test_groom_preview_answers_count_and_keys_and_changes_nothing(lorekit_env, account) -> None:  # noqa: ANN001
+    old = timezone.now() - timedelta(days=200)
+    LessonFactory(account=account, key="stale", created_at=old)
+    LessonFactory(account=account, key="young")
+    before = list(Lesson.objects.order_by("pk").values())
+
+    async def script(session):  # noqa: ANN001, ANN202
+        return result_of(
+            await session.call_tool("groom.preview", {"scope": "repo::acme/app", "unseen_days": 90})
+        )
+
+    assert with_session(lorekit_env, script) == {
+        "count": 1,
+        "keys": [{"scope": "repo::acme/app", "key": "stale"}],
+    }
+    assert list(Lesson.objects.order_by("pk").values()) == before
+
+
+def test_policy_create_update_delete_and_errors_come_back_as_tool_errors(lorekit_env, account) -> None:  # noqa: ANN001
+    async def script(session):  # noqa: ANN001, ANN202
+        created = result_of(
+            await session.call_tool(
+                "policy.create",
+                {
+                    "name": "stale ci review events",
+                    "scope": "repo::acme/app",
+                    "kind": ["bus"],
+                    "tags": "ci::pr-review-state",
+                    "tags_mode": "all",
+                    "min_age_days": 30,
+                },
+            )
+        )
+        updated = result_of(
+            await session.call_tool(
+                "policy.update", {"id": created["id"], "kind": None, "host": "reviewer,aw"}
+            )
+        )
+        listed = result_of(await session.call_tool("policy.list", {}))
+        refused = await session.call_tool("policy.create", {"name": "everything", "scope": "global"})
+        malformed = await session.call_tool("policy.update", {"name": "no id"})
+        return created, updated, listed, refused, malformed
+
+    created, updated, listed, refused, malformed = with_session(lorekit_env, script)
+    policy = RetentionPolicy.objects.get(account=account)
+    assert (policy.name, policy.tags, policy.tags_mode, policy.min_age_days) == (
+        "stale ci review events",
+        ["ci::pr-review-state"],
+        "all",
+        30,
+    )
+    assert (updated["kind"], updated["host"]) == ([], ["reviewer", "aw"])
+    assert [p["id"] for p in listed["policies"]] == [created["id"]]
+    assert refused.is_error and "at least one condition" in refused.content[0].text
+    assert malformed.is_error and "id" in malformed.content[0].text
+
+
+def test_groom_run_then_restore_and_protect(lorekit_env, account) -> None:  # noqa: ANN001
+    old = timezone.now() - timedelta(days=200)
+    LessonFactory(account=account, key="stale", created_at=old)
+    LessonFactory(account=account, key="keep", created_at=old)
+
+    async def script(session):  # noqa: ANN001, ANN202
+        result_of(await session.call_tool("memory.protect", {"address": "repo::acme/app::keep"}))
+        run = result_of(
+            await session.call_tool("groom.run", {"scope": "repo::acme/app", "min_age_days": 100})
+        )
+        restored = result_of(
+            await session.call_tool("memory.restore", {"scope": "repo::acme/app", "key": "stale"})
+        )
+        written = result_of(
+            await session.call_tool(
+                "memory.write", {"scope": "global", "key": "new", "content": "hello", "tags": ["a"]}
+            )
+        )
+        return run, restored, written
+
+    run, restored, written = with_session(lorekit_env, script)
+    assert run["keys"] == [{"scope": "repo::acme/app", "key": "stale"}]
+    assert restored["archived_at"] is None
+    assert written["seen_count"] == 1 and written["tags"] == ["a"]
+    assert not Lesson.objects.filter(archived_at__isnull=False).exists()
