@@ -71,12 +71,14 @@ def preview(
 ) -> Preview:
     """What a run of `rule` would archive now. Changes nothing."""
     rule_validate_for_policy(rule)
-    qs = candidates(account, rule, now=now or timezone.now()).order_by("scope", "key")
-    rows = qs.values("scope", "key")
+    qs = candidates(account, rule, now=now or timezone.now())
     if keys_limit is None:
-        keys = [{"scope": r["scope"], "key": r["key"]} for r in rows]
-        return Preview(count=len(keys), keys=keys)
-    return Preview(count=qs.count(), keys=[{"scope": r["scope"], "key": r["key"]} for r in rows[:keys_limit]])
+        # Every key: one query, counted by its rows and sorted here. Sorting ~100k keys in the database spills
+        # to disk at the default work_mem and took longer than the scan (bench/RESULTS.md, bench/EXPLAIN.md).
+        pairs = sorted(qs.order_by().values_list("scope", "key"))
+        return Preview(count=len(pairs), keys=[{"scope": scope, "key": key} for scope, key in pairs])
+    sample = qs.order_by("scope", "key").values_list("scope", "key")[:keys_limit]
+    return Preview(count=qs.count(), keys=[{"scope": scope, "key": key} for scope, key in sample])
 
 
 def rule_snapshot(rule: Rule) -> dict:
