@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import BigIntegerField, CharField, DateTimeField, F, Q, QuerySet, Value
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from lore.inputs import LessonInput
@@ -66,6 +67,17 @@ def events_for(
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO {table} ({columns}) {select} RETURNING lesson_id", params)
         return [row[0] for row in cursor.fetchall()]
+
+
+def _update_returning_ids(lessons: QuerySet[Lesson], **values: object) -> list[int]:
+    """`lessons.update(**values)`, answering the ids of exactly the rows it changed (UPDATE … RETURNING, one
+    statement): no second query to find them again, which the planner could send through the wrong index."""
+    query: UpdateQuery = lessons.query.chain(UpdateQuery)  # type: ignore[assignment]
+    query.add_update_values(values)
+    statement, params = query.get_compiler(lessons.db).as_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(f'{statement} RETURNING "{Lesson._meta.db_table}"."id"', params)
+        return sorted(row[0] for row in cursor.fetchall())
 
 
 def _event(lesson: Lesson, action: str, *, actor: str = "", detail: str = "", now: datetime) -> LessonEvent:
@@ -187,25 +199,23 @@ def lessons_archive(
     protected, restored or rewritten since it was selected is skipped. Returns the ids archived."""
     now = now or timezone.now()
     with transaction.atomic():
-        updated = (
-            Lesson.objects.filter(_locked_in_id_order(account, lesson_ids), archived_at__isnull=True)
-            .filter(guard or Q())
-            .update(archived_at=now, archived_by_run_id=run_id, archive_reason=reason[:200])
-        )
-        if not updated:
-            return []
-        # This transaction holds the rows it archived (and, on SQLite, the write lock), so the rows of
-        # this batch stamped with this run and this instant are exactly the ones archived above.
-        archived = events_for(
-            Lesson.objects.filter(
-                account=account, pk__in=list(lesson_ids), archived_at=now, archived_by_run_id=run_id
+        archived = _update_returning_ids(
+            Lesson.objects.filter(_locked_in_id_order(account, lesson_ids), archived_at__isnull=True).filter(
+                guard or Q()
             ),
-            action=Action.ARCHIVED,
-            actor=actor,
-            run_id=run_id,
-            detail=reason[:500],
-            now=now,
+            archived_at=now,
+            archived_by_run_id=run_id,
+            archive_reason=reason[:200],
         )
+        if archived:
+            events_for(
+                Lesson.objects.filter(pk__in=archived),
+                action=Action.ARCHIVED,
+                actor=actor,
+                run_id=run_id,
+                detail=reason[:500],
+                now=now,
+            )
     return archived
 
 
