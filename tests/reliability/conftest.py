@@ -66,7 +66,7 @@ def world_build(account: Account) -> World:
     active = lesson("a-secret-active", read_count=7, opened_count=2)
     protected = lesson("a-secret-protected", protected=True)
     policy = RetentionPolicy.objects.create(
-        account=account, name="a review rule", scope=SCOPE, min_age_days=30
+        account=account, name=f"{A_MARKER} review rule", scope=SCOPE, min_age_days=30
     )
     run = grooming.run_start(account=account, policy=policy, trigger=PolicyRun.Trigger.MANUAL)
     assert run is not None
@@ -75,7 +75,12 @@ def world_build(account: Account) -> World:
     run = grooming.run_execute(run.pk)
     Lesson.objects.filter(pk=active.pk).update(created_at=old)
     global_policy = RetentionPolicy.objects.create(
-        account=account, name="a global rule", scope="global", min_age_days=1, mode="auto", enabled=True
+        account=account,
+        name=f"{A_MARKER} global rule",
+        scope="global",
+        min_age_days=1,
+        mode="auto",
+        enabled=True,
     )
     token, raw = token_create(account=account, name="a's laptop")
     for item in (active, archived, protected):

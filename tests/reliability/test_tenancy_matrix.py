@@ -10,6 +10,7 @@ joins the matrix by itself; one whose parameters the matrix cannot aim at A's ob
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from lore.accounts import token_create, token_revoke
 from lore.models import Lesson
 from policies.models import PolicyRun, RetentionPolicy
 from policies.tasks import nightly_sweep
-from tests.reliability.conftest import A_MARKER, SCOPE, World, tenant_state
+from tests.reliability.conftest import A_MARKER, SCOPE, World, tenant_state, world_build
 
 pytestmark = pytest.mark.django_db
 
@@ -288,3 +289,191 @@ def test_the_nightly_sweep_runs_each_accounts_global_policy_on_that_account_only
     a_archived = Lesson.objects.filter(archived_by_run=runs[world.account.pk])
     assert set(a_archived.values_list("account_id", flat=True)) == {world.account.pk}
     assert world.active in a_archived and world.protected not in a_archived
+
+
+# ---------------------------------------------------------------- the CLI and the MCP server, as real processes
+
+
+def cli_commands() -> list[tuple[str, ...]]:
+    """Every leaf command of lorekit's parser: ("groom",), ("policy", "create"), …"""
+    import argparse
+
+    from lorekit.cli import build_parser
+
+    def leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+        found: list[tuple[str, ...]] = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found += leaves(sub, (*prefix, name)) or [(*prefix, name)]
+        return found
+
+    return leaves(build_parser(), ())
+
+
+CLI_COMMANDS = cli_commands()
+NOT_FOUND, AUTH = 3, 4
+
+
+def cli_attempts(command: tuple[str, ...], world: World) -> list[tuple[list[str], int | str, str | None]]:
+    """(arguments, expected exit code or "own", stdin) for B's uses of one command against A's objects."""
+    policy, active, archived, protected = world.policy.pk, world.active, world.archived, world.protected
+    import_line = json.dumps({"scope": SCOPE, "key": active.key, "content": "b's import"}) + "\n"
+    cases: dict[tuple[str, ...], list[tuple[list[str], int | str, str | None]]] = {
+        ("groom",): [(["--policy-id", str(world.global_policy.pk), "--run", "--yes"], NOT_FOUND, None)],
+        ("policy", "create"): [(["--name", "b's", "--scope", "global", "--min-age-days", "1"], "own", None)],
+        ("policy", "update"): [([str(policy), "--name", "b's now", "--clear-min-age-days"], NOT_FOUND, None)],
+        ("policy", "list"): [([], "own", None)],
+        ("policy", "show"): [([str(policy)], NOT_FOUND, None)],
+        ("policy", "delete"): [([str(policy)], NOT_FOUND, None)],
+        ("pin",): [([active.address], NOT_FOUND, None)],
+        ("unpin",): [([protected.address], NOT_FOUND, None)],
+        ("protect",): [([protected.address, "--off"], NOT_FOUND, None)],
+        ("restore",): [([archived.address], NOT_FOUND, None)],
+        ("read",): [([active.address], NOT_FOUND, None)],
+        ("show",): [([archived.address], NOT_FOUND, None)],
+        ("write",): [([active.address, "b's own text"], "own", None)],
+        ("list",): [(["--archived", "--scope", SCOPE], "own", None)],
+        ("search",): [(["a-secret"], "own", None)],
+        ("export",): [([], "own", None)],
+        ("import",): [(["-"], "own", import_line)],
+    }
+    assert command in cases, f"lorekit {' '.join(command)}: teach the tenancy matrix how B would aim it at A"
+    return [([*command, *args], expected, stdin) for args, expected, stdin in cases[command]]
+
+
+@pytest.fixture
+def intruder_env(live_server, intruder_token: str) -> dict[str, str]:  # noqa: ANN001
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOREKIT_")}
+    env.update(LOREKIT_URL=live_server.url, LOREKIT_TOKEN=intruder_token)
+    return env
+
+
+def lorekit_run(env: dict[str, str], args: list[str], stdin: str | None = None) -> Any:
+    import subprocess
+
+    from tests.lorekit.conftest import lorekit_command
+
+    return subprocess.run(
+        [*lorekit_command(), *args],
+        env=env,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+CLI_LEAVES = [
+    c for c in CLI_COMMANDS if c != ("mcp",)
+]  # `lorekit mcp` is the MCP server: tested tool by tool
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_cli_command_is_refused_across_tenants_and_changes_nothing(account, intruder_env) -> None:  # noqa: ANN001
+    world = world_build(account)
+    before = tenant_state(account)
+    stranger = {**intruder_env, "LOREKIT_TOKEN": "lk_" + "x" * 43}
+    refused, own = [], []
+    for command in CLI_LEAVES:
+        attempts = cli_attempts(command, world)
+        refused += [a for a in attempts if a[1] != "own"]
+        own += [a for a in attempts if a[1] == "own"]
+
+    def attempt(case: tuple[list[str], int | str, str | None]) -> str | None:
+        args, expected, stdin = case
+        done = lorekit_run(stranger if expected == AUTH else intruder_env, args, stdin)
+        if expected == "own":
+            ok = done.returncode == 0 and A_MARKER not in done.stdout + done.stderr
+        else:
+            ok = done.returncode == expected and len(done.stderr.strip().splitlines()) == 1
+        return (
+            None
+            if ok
+            else f"lorekit {' '.join(args)} → {done.returncode}: {done.stdout[:200]} {done.stderr[:300]}"
+        )
+
+    refused += [(["read", world.active.address], AUTH, None), (["export"], AUTH, None)]  # no valid token
+    # Independent calls, so the processes run side by side; B's own writes last (they reuse A's addresses).
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        failures = [f for f in pool.map(attempt, refused) if f] + [f for f in pool.map(attempt, own) if f]
+    assert failures == []
+    assert tenant_state(account) == before
+    assert len(refused) + len(own) == len(CLI_LEAVES) + 2
+
+
+def test_the_cli_matrix_covers_every_command_of_the_parser() -> None:
+    assert ("mcp",) in CLI_COMMANDS and len(CLI_LEAVES) >= 17
+
+
+MCP_NOT_FOUND = "not found"
+
+
+def mcp_attempts(world: World) -> dict[str, list[tuple[dict[str, Any], str]]]:
+    """Per tool: (arguments, "refused" or "own") for B's uses of it against A's objects."""
+    policy = world.policy.pk
+    return {
+        "memory.write": [({"scope": SCOPE, "key": world.active.key, "content": "b's own"}, "own")],
+        "memory.list": [({}, "own"), ({"scope": SCOPE, "archived": True}, "own")],
+        "memory.search": [({"query": "a-secret"}, "own")],
+        "memory.read": [
+            ({"address": world.active.address}, "refused"),
+            ({"scope": SCOPE, "key": world.active.key}, "refused"),
+        ],
+        "memory.restore": [({"address": world.archived.address}, "refused")],
+        "memory.protect": [
+            ({"address": world.active.address}, "refused"),
+            ({"address": world.protected.address, "protected": False}, "refused"),
+        ],
+        "policy.list": [({}, "own")],
+        "policy.create": [({"name": "b's", "scope": "global", "min_age_days": 1}, "own")],
+        "policy.update": [({"id": policy, "name": "b's now", "min_age_days": None}, "refused")],
+        "policy.delete": [({"id": policy}, "refused")],
+        "groom.preview": [
+            ({"policy_id": policy}, "refused"),
+            ({"scope": "global", "min_age_days": 1}, "own"),
+        ],
+        "groom.run": [
+            ({"policy_id": world.global_policy.pk}, "refused"),
+            ({"scope": SCOPE, "min_age_days": 1}, "own"),
+        ],
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_mcp_tool_is_refused_across_tenants_and_changes_nothing(
+    account, intruder_env: dict[str, str]
+) -> None:  # noqa: ANN001
+    from tests.lorekit.mcp_session import with_session
+
+    world = world_build(account)
+    cases = mcp_attempts(world)
+    before = tenant_state(account)
+
+    async def script(session):  # noqa: ANN001, ANN202
+        names = [tool.name for tool in (await session.list_tools()).tools]
+        answers = []
+        for wanted in ("refused", "own"):  # B's own writes last: they may reuse A's addresses in B's account
+            for name in names:
+                for arguments, expected in cases.get(name, []):
+                    if expected == wanted:
+                        result = await session.call_tool(name, dict(arguments))
+                        answers.append((name, arguments, expected, result.is_error, result.content[0].text))
+        return names, answers
+
+    names, answers = with_session(intruder_env, script)
+    assert sorted(names) == sorted(cases), "teach the tenancy matrix how B would aim the new tool at A"
+    failures = [
+        (name, arguments, text[:200])
+        for name, arguments, expected, is_error, text in answers
+        if (expected == "own" and (is_error or A_MARKER in text))
+        or (
+            expected == "refused"
+            and not (is_error and ("no such" in text.lower() or "no lesson" in text.lower()))
+        )
+    ]
+    assert failures == []
+    assert tenant_state(account) == before
