@@ -107,6 +107,28 @@ def tenant_state(account: Account) -> dict[str, Any]:
     }
 
 
+def assert_archived_completely(account: Account, run: PolicyRun) -> None:
+    """archived_at set ⇔ archived_by_run set ⇔ an ARCHIVED event of that run exists; the run counts them all."""
+    by_run = set(Lesson.objects.filter(account=account, archived_by_run=run).values_list("pk", flat=True))
+    events = set(
+        LessonEvent.objects.filter(account=account, run=run, action=LessonEvent.Action.ARCHIVED).values_list(
+            "lesson_id", flat=True
+        )
+    )
+    stamped = set(
+        Lesson.objects.filter(account=account, archived_at__isnull=False, archived_by_run=run).values_list(
+            "pk", flat=True
+        )
+    )
+    unowned = Lesson.objects.filter(account=account, archived_at__isnull=False, archived_by_run__isnull=True)
+    assert not unowned.exists()
+    assert by_run == stamped
+    assert events >= by_run  # a lesson restored after its archive keeps the event of that archive
+    still = Lesson.objects.filter(pk__in=events - by_run, archived_by_run=run)
+    assert not still.exists()
+    assert run.archived == len(events)
+
+
 @pytest.fixture
 def world(account) -> World:  # noqa: ANN001
     return world_build(account)

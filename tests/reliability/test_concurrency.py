@@ -24,12 +24,13 @@ from django.utils import timezone
 
 from lore.accounts import token_create
 from lore.inputs import LessonInput
-from lore.models import Account, Lesson, LessonEvent, ReadEvent
+from lore.models import Account, Lesson, ReadEvent
 from lore.services import lesson_protect, lesson_restore, lesson_write
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.tasks import nightly_sweep
 from tests.factories import AccountFactory
+from tests.reliability.conftest import assert_archived_completely
 from tests.services import require_postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -206,28 +207,6 @@ def test_a_policy_run_racing_pins_restores_and_rewrites_archives_none_of_them(se
     archived_touched = Lesson.objects.filter(pk__in=touched, archived_at__isnull=False)
     assert list(archived_touched.values_list("key", flat=True)) == []
     assert_archived_completely(account, run)
-
-
-def assert_archived_completely(account: Account, run: PolicyRun) -> None:
-    """archived_at set ⇔ archived_by_run set ⇔ an ARCHIVED event of that run exists; the run counts them all."""
-    by_run = set(Lesson.objects.filter(account=account, archived_by_run=run).values_list("pk", flat=True))
-    events = set(
-        LessonEvent.objects.filter(account=account, run=run, action=LessonEvent.Action.ARCHIVED).values_list(
-            "lesson_id", flat=True
-        )
-    )
-    stamped = set(
-        Lesson.objects.filter(account=account, archived_at__isnull=False, archived_by_run=run).values_list(
-            "pk", flat=True
-        )
-    )
-    unowned = Lesson.objects.filter(account=account, archived_at__isnull=False, archived_by_run__isnull=True)
-    assert not unowned.exists()
-    assert by_run == stamped
-    assert events >= by_run  # a lesson restored after its archive keeps the event of that archive
-    still = Lesson.objects.filter(pk__in=events - by_run, archived_by_run=run)
-    assert not still.exists()
-    assert run.archived == len(events)
 
 
 def test_two_copies_of_the_nightly_task_started_together_run_each_policy_once() -> None:
