@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.postgres.search import SearchQuery, SearchVector, SearchVectorExact
+from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -21,6 +24,7 @@ SORTS = {
     "opened_count": ("opened_count", "Most chosen"),
 }
 DEFAULT_SORT = "newest"
+SEARCH_CONFIG = "simple"
 MAX_LIMIT = 200
 
 
@@ -71,11 +75,23 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
 
 
 def text_search_q(q: str) -> Q:
-    """Every word must appear in the key or the content (case-insensitive)."""
-    query = Q()
+    """Every word must appear in the key or the content: full-text search (prefix match, GIN index
+    `lesson_search` of explorer/migrations/0001) on PostgreSQL, case-insensitive containment elsewhere."""
+    if connection.vendor == "postgresql":
+        words = re.findall(r"\w+", q)[:10]
+        if not words:
+            return Q()
+        query = SearchQuery(" & ".join(f"{w}:*" for w in words), search_type="raw", config=SEARCH_CONFIG)
+        return Q(SearchVectorExact(lesson_search_vector(), query))
+    found = Q()
     for word in q.split()[:10]:
-        query &= Q(key__icontains=word) | Q(content__icontains=word)
-    return query
+        found &= Q(key__icontains=word) | Q(content__icontains=word)
+    return found
+
+
+def lesson_search_vector() -> SearchVector:
+    """The expression the GIN index is built on; a query must use exactly this one to be served by it."""
+    return SearchVector("key", "content", config=SEARCH_CONFIG)
 
 
 def lessons_filtered(

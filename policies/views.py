@@ -1,17 +1,311 @@
-"""Settings → Retention Policies and API tokens (DESIGN.md §9)."""
+"""Settings → Retention Policies and API tokens (DESIGN.md §9). Thin views: parse, call a service or selector,
+render. Every view is login-only and account-scoped (another account's object answers 404); state changes are
+POST-only and CSRF-protected."""
 
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from lore.accounts import account_required, token_create, token_revoke
+from lore.candidates import candidates
+from lore.conditions import RuleError
+from lore.models import Account, Lesson
+from policies import grooming, selectors
+from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
+from policies.models import PolicyRun, RetentionPolicy
+from policies.presenters import archived_by_run_url, dialog_context, explorer_url
+from policies.services import policy_create, policy_delete, policy_update
+from policies.tasks import execute_run
+
+RUN_SAMPLE_SIZE = 20
+NEW_TOKEN_SESSION_KEY = "lore_new_token"
+
+
+def _account(request: HttpRequest) -> Account:
+    return account_required(request.user)
+
+
+def _actor(request: HttpRequest) -> str:
+    return f"user:{request.user.get_username()}"
+
+
+def _is_partial(request: HttpRequest) -> bool:
+    """An htmx request for a fragment (a history restore wants the whole page)."""
+    htmx = getattr(request, "htmx", None)
+    return htmx is not None and bool(htmx) and not htmx.history_restore_request
+
+
+def _go(request: HttpRequest, url: str) -> HttpResponse:
+    """Redirect; from an htmx request, make the browser navigate (so the dialog closes onto the new page)."""
+    return HttpResponseClientRedirect(url) if _is_partial(request) else HttpResponseRedirect(url)
+
+
+def _vary(response: HttpResponse) -> HttpResponse:
+    patch_vary_headers(response, ["HX-Request"])
+    return response
+
+
+# ---------------------------------------------------------------- the list
 
 
 @require_GET
 @login_required
 def policy_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "policies/list.html", {})
+    account = _account(request)
+    return render(request, "policies/list.html", _list_context(account))
 
 
+def _list_context(account: Account) -> dict[str, Any]:
+    return {"policies": selectors.policies_with_last_run(account), "section": "policies"}
+
+
+@require_GET
+@login_required
+def policy_count(request: HttpRequest, policy_id: int) -> HttpResponse:
+    """How many lessons the policy would catch now (loaded lazily per row of the list)."""
+    account = _account(request)
+    policy = selectors.policy_get(account, policy_id)
+    count = candidates(account, policy.rule).count()
+    context = {"policy": policy, "count": count, "explorer_url": explorer_url(policy.rule)}
+    return render(request, "policies/_count.html", context)
+
+
+# ---------------------------------------------------------------- the New / Edit dialog
+
+
+def _dialog(
+    request: HttpRequest,
+    account: Account,
+    form: PolicyForm,
+    *,
+    policy: RetentionPolicy | None = None,
+    notices: list[str] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    context = dialog_context(account, form, policy=policy, notices=notices or [])
+    context["plain_fallback"] = not _is_partial(request)
+    if _is_partial(request):
+        # htmx swaps only 2xx answers: the dialog with its inline errors comes back as 200.
+        return _vary(render(request, "policies/list.html#dialog", context))
+    context.update(_list_context(account))
+    return _vary(render(request, "policies/list.html", context, status=status))
+
+
+@require_http_methods(["GET", "POST"])
 @login_required
 def policy_new(request: HttpRequest) -> HttpResponse:
-    return render(request, "policies/list.html", {})
+    """The New policy dialog; pre-filled from the Explorer's hand-off URL (?scope=&retention=&kind=…)."""
+    account = _account(request)
+    if request.method == "GET":
+        initial, notices = handoff_initial(request.GET)
+        return _dialog(request, account, PolicyForm(initial=initial), notices=notices)
+    form = PolicyForm(request.POST)
+    if form.is_valid() and form.rule is not None:
+        try:
+            policy = policy_create(
+                account=account,
+                rule=form.rule,
+                name=form.cleaned_data["name"],
+                mode=form.cleaned_data["mode"],
+                enabled=False,  # a new policy never sweeps unattended: auto starts disabled
+                created_by=request.user,
+                allow_auto_name=True,
+            )
+        except RuleError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"Saved “{policy.name}”.")
+            return _go(request, reverse("policies:list"))
+    return _dialog(request, account, form, status=422)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
+    account = _account(request)
+    policy = selectors.policy_get(account, policy_id)
+    if request.method == "GET":
+        return _dialog(request, account, PolicyForm(initial=policy_initial(policy)), policy=policy)
+    form = PolicyForm(request.POST)
+    if form.is_valid() and form.rule is not None:
+        changes = form.policy_changes()
+        try:
+            policy = policy_update(policy=policy, changes=changes, allow_auto_name=True)
+        except RuleError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"Saved “{policy.name}”.")
+            return _go(request, reverse("policies:list"))
+    return _dialog(request, account, form, policy=policy, status=422)
+
+
+@require_GET
+@login_required
+def policy_live(request: HttpRequest) -> HttpResponse:
+    """While the rule is built: the placeholder name and "this rule would archive N lessons now"."""
+    account = _account(request)
+    form = PolicyForm(request.GET)
+    refresh_control = request.GET.get("refresh_control") == "1"
+    context = dialog_context(
+        account, form, policy=None, notices=[], live=True, refresh_control=refresh_control
+    )
+    return render(request, "policies/list.html#live", context)
+
+
+@require_POST
+@login_required
+def policy_enable(request: HttpRequest, policy_id: int) -> HttpResponse:
+    """Turn the nightly sweep of an auto policy on or off."""
+    account = _account(request)
+    policy = selectors.policy_get(account, policy_id)
+    enabled = request.POST.get("enabled") == "1"
+    policy = policy_update(policy=policy, changes={"enabled": enabled})
+    state = "enabled: it is swept every night" if policy.is_swept_nightly else "disabled"
+    if enabled and policy.mode != RetentionPolicy.Mode.AUTO:
+        state = "enabled, but it is a review policy: it runs only when you run it by hand"
+    messages.success(request, f"“{policy.name}” is {state}.")
+    return redirect(reverse("policies:list") + f"#policy-{policy.pk}")
+
+
+# ---------------------------------------------------------------- one policy: history, run, delete
+
+
+@require_GET
+@login_required
+def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
+    account = _account(request)
+    policy = selectors.policy_get(account, policy_id)
+    context = {
+        "policy": policy,
+        "runs": list(selectors.policy_runs(policy)),
+        "explorer_url": explorer_url(policy.rule),
+        "section": "policies",
+    }
+    return render(request, "policies/detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
+    """Run now: GET shows what would be archived (count and a sample); POST starts the run in the background."""
+    account = _account(request)
+    policy = selectors.policy_get(account, policy_id)
+    active = selectors.policy_run_active(policy)
+    if request.method == "POST":
+        run = grooming.run_start(
+            account=account, policy=policy, trigger=PolicyRun.Trigger.MANUAL, actor=_actor(request)
+        )
+        if run is None:
+            messages.info(request, "This policy already has a run going; here it is.")
+            return (
+                redirect("policies:run", run_id=active.pk)
+                if active
+                else redirect("policies:detail", policy_id)
+            )
+        transaction.on_commit(partial(execute_run.delay, run.pk))
+        return redirect("policies:run", run_id=run.pk)
+    found = grooming.preview(account, policy.rule, keys_limit=RUN_SAMPLE_SIZE)
+    context = {
+        "policy": policy,
+        "preview": found,
+        "active": active,
+        "explorer_url": explorer_url(policy.rule),
+        "section": "policies",
+    }
+    return render(request, "policies/run_confirm.html", context)
+
+
+@require_GET
+@login_required
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A run: live progress while it works (htmx polls this URL every second), then the result and Undo."""
+    account = _account(request)
+    run = selectors.run_get(account, run_id)
+    context = {"run": run, "archived_url": archived_by_run_url(run.pk), "section": "policies"}
+    if _is_partial(request):
+        return _vary(render(request, "policies/run.html#progress", context))
+    return _vary(render(request, "policies/run.html", context))
+
+
+@require_POST
+@login_required
+def run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
+    account = _account(request)
+    run = selectors.run_get(account, run_id)
+    if run.is_active:
+        messages.error(request, "This run is still going: undo it once it has finished.")
+        return redirect("policies:run", run_id=run.pk)
+    restored = grooming.run_undo(run, actor=_actor(request))
+    noun = "lesson" if restored == 1 else "lessons"
+    messages.success(request, f"Undone: restored {restored} {noun} this run had archived.")
+    return redirect("policies:run", run_id=run.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
+    """Delete the rule only: the lessons it archived stay archived and restorable."""
+    account = _account(request)
+    policy = selectors.policy_get(account, policy_id)
+    archived = Lesson.objects.filter(account=account, archived_by_run__policy=policy).count()
+    if request.method == "POST":
+        name = policy.name
+        policy_delete(policy=policy)
+        noun = "lesson" if archived == 1 else "lessons"
+        messages.success(
+            request,
+            f"Deleted the policy “{name}”. The {archived} {noun} it archived stay archived and restorable "
+            "from the Explorer's archived view.",
+        )
+        return redirect("policies:list")
+    context = {"policy": policy, "archived": archived, "section": "policies"}
+    return render(request, "policies/delete.html", context)
+
+
+# ---------------------------------------------------------------- API tokens
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def token_list(request: HttpRequest) -> HttpResponse:
+    """List, create (the raw token is shown once, on the page right after creating it)."""
+    account = _account(request)
+    form = TokenForm(request.POST or None, account=account, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        token, raw = token_create(
+            account=account,
+            name=form.cleaned_data["name"],
+            owner=form.cleaned_data["owner"],
+            created_by=request.user,
+        )
+        request.session[NEW_TOKEN_SESSION_KEY] = {"id": token.pk, "raw": raw}
+        return redirect("policies:tokens")
+    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
+    context = {
+        "form": form,
+        "tokens": list(selectors.tokens_of(account).select_related("created_by")),
+        "new_token": new_token,
+        "server_url": request.build_absolute_uri("/").rstrip("/"),
+        "section": "tokens",
+    }
+    return render(request, "policies/tokens.html", context, status=422 if form.errors else 200)
+
+
+@require_POST
+@login_required
+def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    account = _account(request)
+    token = token_revoke(account=account, token_id=token_id)
+    messages.success(request, f"Revoked “{token.name}”: it stops working at once.")
+    return redirect("policies:tokens")

@@ -1,0 +1,563 @@
+"""The filter control: the Filter menu and the pills of one Rule (DESIGN.md §8, §9).
+
+The Explorer and Settings → Retention Policies' New/Edit dialog use this same control (the seed: "using the
+identical filter control to edit it further"). Everything it offers is derived from the registry in
+`lore.conditions`: the five conditions under "Age & activity", then the dimensions; presets, typed input
+(`parse_typed`), pill wording, one direction per row.
+
+How to use it
+-------------
+Python::
+
+    from explorer.filter_control import control_context, policy_control, rule_from_query
+
+    rule, notices = rule_from_query(request.GET, allow_reverse=False, allow_owner=False)  # e.g. the hand-off
+    context = {**control_context(policy_control(account, rule)), ...}
+
+Template (inside your ``<form>``)::
+
+    {% include "explorer/_filter_control.html" %}
+
+`control_context(control, section="", typed="")` returns ``{"fc": FilterControlView}``; the template only reads
+``fc``. `policy_control(account, rule)` is the ready-made flavour for the policy dialog: no reverse directions, no
+Owner, per-value counts from the candidate query, and its live menu served by ``explorer:filter_control``
+(``/explorer/filter-control/``). Build a `FilterControl` yourself for anything else.
+
+What a plain <form> submits
+---------------------------
+Hidden inputs named after the registry: one per condition param (``min_age_days=90``, ``max_opened_count=0``)
+and, per dimension filter, ``<dim>=v1,v2`` (comma-separated) and ``<dim>_mode=in|nin|any|all|none``. Read them
+back with `lore.conditions.rule_from_data(form_data)` or with `rule_from_query` (which also accepts the Explorer's
+``retention=min_age_days:90,…`` spelling and drops bad parts with notices instead of raising). The control never
+renders a ``scope`` input: the policy dialog has its own scope picker (`policy_control` counts in `rule.scope`).
+
+The live menu (htmx)
+--------------------
+The template's partials: ``filter-control`` (all of it: ``fc-state`` + the menu popover), ``fc-state`` (hidden
+inputs, pills, Filter button), ``fc-pills``, ``fc-button``, ``fc-popover``, ``fc-menu-body``. A menu row
+GETs ``menu_href(rule)&section=<condition key|dimension name>`` and swaps ``#<dom_id>-menu-body``; typing GETs
+the same with ``typed=`` and ``part=options``. A pick GETs ``href(new_rule)&menu=<section to show after>`` with
+``hx-target=control.target``; the answer must carry the new state and, out of band, the menu body (the
+``filter_control`` view does both). The popover is not part of what a pick swaps, so it stays open and
+conditions chain without reopening it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlencode
+
+from django.db.models import Count, QuerySet
+from django.urls import reverse
+
+from lore.conditions import (
+    CONDITIONS,
+    CONDITIONS_BY_KEY,
+    DIMENSIONS,
+    DIMENSIONS_BY_NAME,
+    PARAMS,
+    Condition,
+    Dimension,
+    DimFilter,
+    Param,
+    Rule,
+    canonical_conditions,
+    parse_dimension,
+    parse_retention,
+    parse_typed,
+    serialize_retention,
+)
+from lore.models import LessonTag
+from lore.scopes import GLOBAL, ScopeError, parse_scope
+
+MENU_VALUES_LIMIT = 40
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+NOTICE_SHOWN_CHARS = 60
+
+ValueCounts = Callable[[Dimension, str], list[tuple[str, int]]]
+
+
+def shown(text: str) -> str:
+    """A user-supplied value, shortened for a notice."""
+    text = str(text)
+    return text if len(text) <= NOTICE_SHOWN_CHARS else text[: NOTICE_SHOWN_CHARS - 1] + "…"
+
+
+# ---------------------------------------------------------------- a rule in a query string
+
+
+def rule_query(rule: Rule, *, include_scope: bool = True) -> list[tuple[str, str]]:
+    """The rule as query pairs: scope, retention=…, then <dim>=v1,v2&<dim>_mode=… in registry order.
+
+    This is the format of the Explorer URL and of the hand-off to /settings/policies/new/.
+    """
+    pairs: list[tuple[str, str]] = []
+    if include_scope and rule.scope != GLOBAL:
+        pairs.append(("scope", rule.scope))
+    if rule.conditions:
+        pairs.append(("retention", serialize_retention(rule.conditions)))
+    for dim in DIMENSIONS:
+        flt = rule.dimensions.get(dim.name)
+        if flt is not None:
+            pairs.append((dim.name, ",".join(flt.values)))
+            pairs.append((dim.mode_param, flt.mode))
+    return pairs
+
+
+def _getlist(data: Mapping[str, object], name: str) -> list[str]:
+    getlist = getattr(data, "getlist", None)
+    if getlist is not None:
+        return [str(v) for v in getlist(name)]
+    raw = data.get(name)
+    if raw is None:
+        return []
+    return [str(v) for v in raw] if isinstance(raw, list | tuple) else [str(raw)]
+
+
+def _last(data: Mapping[str, object], name: str) -> str | None:
+    values = _getlist(data, name)
+    return values[-1] if values else None
+
+
+def rule_from_query(
+    data: Mapping[str, object], *, allow_reverse: bool = True, allow_owner: bool = True
+) -> tuple[Rule, list[str]]:
+    """A Rule from query/form data (`rule_query`'s format, or one input per param). Never raises.
+
+    Unknown, malformed and out-of-range parts are dropped, each with a notice saying what was ignored and why.
+    """
+    notices: list[str] = []
+    scope = GLOBAL
+    raw_scope = _last(data, "scope")
+    if raw_scope not in (None, ""):
+        try:
+            scope = parse_scope(raw_scope)
+        except ScopeError as exc:
+            notices.append(f"Ignored scope “{shown(raw_scope or '')}”: {exc.message}.")
+    conditions, retention_notices = parse_retention(",".join(_getlist(data, "retention")))
+    notices += retention_notices
+    for name, param in PARAMS.items():
+        raw = _last(data, name)
+        if raw in (None, ""):
+            continue
+        try:
+            value = param.check(raw)
+        except ValueError as exc:
+            notices.append(f"Ignored {name}=“{shown(raw or '')}”: {exc}.")
+            continue
+        for other in param.condition.params:
+            conditions.pop(other.name, None)
+        conditions[name] = value
+    if not allow_reverse:
+        for name in [n for n in conditions if PARAMS[n].is_reverse]:
+            notices.append(
+                f"Ignored {PARAMS[name].pill(conditions.pop(name))}: a retention policy cannot carry it."
+            )
+    dimensions: dict[str, DimFilter] = {}
+    for dim in DIMENSIONS:
+        raw_values = [v for v in _getlist(data, dim.name) if v.strip()]
+        if not raw_values:
+            continue
+        if not dim.in_policy and not allow_owner:
+            notices.append(f"Ignored the {dim.label} filter: a retention policy cannot carry it.")
+            continue
+        try:
+            dimensions[dim.name] = parse_dimension(dim, ",".join(raw_values), _last(data, dim.mode_param))
+        except ScopeError as exc:
+            notices.append(f"Ignored the {dim.label} filter: {exc.message}.")
+    return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions), notices
+
+
+def rule_hidden_inputs(rule: Rule) -> list[tuple[str, str]]:
+    """Hidden inputs a plain <form> submits: one per condition param, <dim> and <dim>_mode per filter."""
+    pairs = [(name, str(value)) for name, value in canonical_conditions(rule.conditions).items()]
+    for dim in DIMENSIONS:
+        flt = rule.dimensions.get(dim.name)
+        if flt is not None:
+            pairs += [(dim.name, ",".join(flt.values)), (dim.mode_param, flt.mode)]
+    return pairs
+
+
+# ---------------------------------------------------------------- rule edits (what a pick does)
+
+
+def rule_with_condition(rule: Rule, name: str, value: int | None) -> Rule:
+    """The rule with `name` set to `value` (None removes it); the other direction of that row is replaced."""
+    param = PARAMS[name]
+    conditions = {n: v for n, v in rule.conditions.items() if PARAMS[n].condition_key != param.condition_key}
+    if value is not None:
+        conditions[name] = value
+    return replace(rule, conditions=canonical_conditions(conditions))
+
+
+def rule_without_condition(rule: Rule, condition_key: str) -> Rule:
+    conditions = {n: v for n, v in rule.conditions.items() if PARAMS[n].condition_key != condition_key}
+    return replace(rule, conditions=conditions)
+
+
+def rule_with_dimension(rule: Rule, name: str, flt: DimFilter | None) -> Rule:
+    dimensions = {n: f for n, f in rule.dimensions.items() if n != name}
+    if flt is not None and flt.values:
+        dimensions[name] = flt
+    ordered = {d.name: dimensions[d.name] for d in DIMENSIONS if d.name in dimensions}
+    return replace(rule, dimensions=ordered)
+
+
+def rule_toggle_value(rule: Rule, name: str, value: str) -> Rule:
+    """Add `value` to the dimension's filter, or take it out if it is there (OR within a dimension)."""
+    dim = DIMENSIONS_BY_NAME[name]
+    current = rule.dimensions.get(name)
+    values = list(current.values) if current else []
+    values = [v for v in values if v != value] if value in values else [*values, value]
+    mode = current.mode if current else dim.default_mode
+    return rule_with_dimension(rule, name, DimFilter(tuple(values), mode) if values else None)
+
+
+# ---------------------------------------------------------------- the control and what the template reads
+
+
+@dataclass(frozen=True)
+class FilterControl:
+    """One filter control: a rule, where a pick goes, and what it offers.
+
+    href(rule)       — GET URL that applies a rule (the Explorer page; in policy mode the control itself).
+    menu_href(rule)  — GET URL of the live menu for a rule; `section`, `typed`, `part` are appended.
+    target / swap    — hx-target / hx-swap of a pick (the answer decides about history: HX-Push-Url).
+    value_counts     — (dimension, typed text) → [(value, count)], the dimension's own filter left out.
+    """
+
+    rule: Rule
+    href: Callable[[Rule], str]
+    menu_href: Callable[[Rule], str]
+    allow_reverse: bool = True
+    allow_owner: bool = True
+    value_counts: ValueCounts | None = None
+    target: str = "#explorer"
+    swap: str = "innerHTML"
+    dom_id: str = "fc"
+
+    @property
+    def dimensions(self) -> tuple[Dimension, ...]:
+        return tuple(d for d in DIMENSIONS if d.in_policy or self.allow_owner)
+
+    def params_of(self, cond: Condition) -> tuple[Param, ...]:
+        return tuple(p for p in cond.params if self.allow_reverse or not p.is_reverse)
+
+
+def with_params(url: str, **params: str) -> str:
+    extra = urlencode({k: v for k, v in params.items() if v not in ("", None)})
+    if not extra:
+        return url
+    return url + ("&" if "?" in url else "?") + extra
+
+
+@dataclass(frozen=True)
+class Pill:
+    name: str  # param or dimension name
+    text: str
+    remove_href: str
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    key: str
+    label: str
+    summary: str
+    href: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    href: str
+    selected: bool = False
+    custom: bool = False
+    count: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ChoiceGroup:
+    heading: str
+    choices: list[Choice]
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    label: str
+    is_condition: bool
+    help: str
+    placeholder: str
+    groups: list[ChoiceGroup]
+    error: str = ""
+    remove_href: str = ""
+    modes: list[Choice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FilterControlView:
+    """Everything the template reads, as `fc`."""
+
+    control: FilterControl
+    pills: list[Pill]
+    hidden_inputs: list[tuple[str, str]]
+    conditions: list[MenuEntry]
+    dimensions: list[MenuEntry]
+    section: Section | None
+    typed: str
+    menu_url: str  # the list view of the menu
+
+    @property
+    def dom_id(self) -> str:
+        return self.control.dom_id
+
+    @property
+    def target(self) -> str:
+        return self.control.target
+
+    @property
+    def swap(self) -> str:
+        return self.control.swap
+
+    @property
+    def options_url(self) -> str:
+        if self.section is None:
+            return ""
+        return with_params(
+            self.control.menu_href(self.control.rule), section=self.section.key, part="options"
+        )
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.pills)
+
+
+def _pick(control: FilterControl, rule: Rule, menu: str = "") -> str:
+    return with_params(control.href(rule), menu=menu)
+
+
+def control_pills(control: FilterControl) -> list[Pill]:
+    rule = control.rule
+    pills: list[Pill] = []
+    for name, text in rule.pills():
+        if name in PARAMS:
+            pills.append(
+                Pill(
+                    name, text, _pick(control, rule_with_condition(rule, name, None)), PARAMS[name].is_reverse
+                )
+            )
+        else:
+            pills.append(Pill(name, text, _pick(control, rule_with_dimension(rule, name, None))))
+    return pills
+
+
+def _condition_summary(rule: Rule, cond: Condition) -> str:
+    for param in cond.params:
+        if param.name in rule.conditions:
+            return param.value_phrase(rule.conditions[param.name])
+    return ""
+
+
+def _menu_entries(control: FilterControl) -> tuple[list[MenuEntry], list[MenuEntry]]:
+    rule, base = control.rule, control.menu_href(control.rule)
+    conds = [
+        MenuEntry(c.key, c.label, _condition_summary(rule, c), with_params(base, section=c.key))
+        for c in CONDITIONS
+    ]
+    dims = [
+        MenuEntry(
+            d.name,
+            d.label,
+            rule.dimensions[d.name].wording(d) if d.name in rule.dimensions else "",
+            with_params(base, section=d.name),
+        )
+        for d in control.dimensions
+    ]
+    return conds, dims
+
+
+_GROUP_HEADINGS = {"older": "More than", "within": "Within", "at_most": "At most", "at_least": "At least"}
+
+
+def _condition_section(control: FilterControl, cond: Condition, typed: str) -> Section:
+    rule = control.rule
+    params = control.params_of(cond)
+    current = next(((p, rule.conditions[p.name]) for p in cond.params if p.name in rule.conditions), None)
+
+    def choice(param: Param, value: int, *, custom: bool = False) -> Choice:
+        selected = current is not None and current[0].name == param.name and current[1] == value
+        return Choice(
+            param.value_phrase(value),
+            _pick(control, rule_with_condition(rule, param.name, value)),
+            selected,
+            custom,
+        )
+
+    groups: list[ChoiceGroup] = []
+    error = ""
+    if typed.strip():
+        result = parse_typed(cond.key, typed)
+        offered = [o for o in result.options if o.param in {p.name for p in params}]
+        error = result.error if not offered else ""
+        if not offered and not error:
+            error = f"{cond.label}: only the retention direction can be used here."
+        groups.append(ChoiceGroup("", [choice(PARAMS[o.param], o.value) for o in offered]))
+    else:
+        if current is not None:
+            param, value = current
+            presets = cond.retention_presets if not param.is_reverse else cond.reverse_presets
+            if value not in presets:
+                groups.append(ChoiceGroup("", [choice(param, value, custom=True)]))
+        for param in params:
+            presets = cond.reverse_presets if param.is_reverse else cond.retention_presets
+            heading = _GROUP_HEADINGS[param.comparison] if len(params) > 1 else ""
+            groups.append(ChoiceGroup(heading, [choice(param, v) for v in presets]))
+    unit = "days" if cond.unit == "days" else "times"
+    example = "45" if cond.unit == "days" else ">40"
+    return Section(
+        key=cond.key,
+        label=cond.label,
+        is_condition=True,
+        help=cond.help,
+        placeholder=f"Custom value in {unit}, e.g. {example}",
+        groups=groups,
+        error=error,
+        remove_href=_pick(control, rule_without_condition(rule, cond.key)) if current else "",
+    )
+
+
+def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Section:
+    rule = control.rule
+    current = rule.dimensions.get(dim.name)
+    chosen = set(current.values) if current else set()
+    text = typed.strip()
+    counts = control.value_counts(dim, text) if control.value_counts else []
+    listed = {value for value, _ in counts}
+
+    def choice(value: str, count: int | None, *, custom: bool = False) -> Choice:
+        href = _pick(control, rule_toggle_value(rule, dim.name, value), menu=dim.name)
+        return Choice(dim.display(value), href, value in chosen, custom, count)
+
+    first: list[Choice] = []
+    typed_value = text.removeprefix(dim.value_prefix) if dim.value_prefix else text
+    if typed_value and typed_value not in listed and len(typed_value) <= 512:
+        first.append(choice(typed_value, None, custom=True))
+    # Applied values the count list does not show (no lesson carries them now, or beyond the limit) stay visible.
+    first += [choice(v, None, custom=True) for v in (current.values if current else ()) if v not in listed]
+    groups = [ChoiceGroup("", first + [choice(v, n) for v, n in counts])]
+    mode_labels = {
+        "any": "includes any",
+        "all": "includes all",
+        "none": "includes none",
+        "in": "is",
+        "nin": "is not",
+    }
+    modes = [
+        Choice(
+            mode_labels[mode],
+            _pick(
+                control, rule_with_dimension(rule, dim.name, DimFilter(current.values, mode)), menu=dim.name
+            )
+            if current
+            else "",
+            selected=(current.mode if current else dim.default_mode) == mode,
+        )
+        for mode in dim.modes
+    ]
+    return Section(
+        key=dim.name,
+        label=dim.label,
+        is_condition=False,
+        help="",
+        placeholder=f"Search or type a {dim.label.lower()}",
+        groups=groups,
+        remove_href=_pick(control, rule_with_dimension(rule, dim.name, None), menu=dim.name)
+        if current
+        else "",
+        modes=modes,
+    )
+
+
+def control_section(control: FilterControl, section: str, typed: str = "") -> Section | None:
+    """The menu section `section` (a condition key or a dimension name), or None for the list."""
+    if section in CONDITIONS_BY_KEY:
+        return _condition_section(control, CONDITIONS_BY_KEY[section], typed)
+    dim = DIMENSIONS_BY_NAME.get(section)
+    if dim is not None and dim in control.dimensions:
+        return _dimension_section(control, dim, typed)
+    return None
+
+
+def control_context(
+    control: FilterControl, section: str = "", typed: str = ""
+) -> dict[str, FilterControlView]:
+    """The template context of the control: `{"fc": FilterControlView}`."""
+    typed = _CONTROL_CHARS.sub("", str(typed))[:200]
+    conds, dims = _menu_entries(control)
+    return {
+        "fc": FilterControlView(
+            control=control,
+            pills=control_pills(control),
+            hidden_inputs=rule_hidden_inputs(control.rule),
+            conditions=conds,
+            dimensions=dims,
+            section=control_section(control, section, typed) if section else None,
+            typed=typed,
+            menu_url=control.menu_href(control.rule),
+        )
+    }
+
+
+# ---------------------------------------------------------------- per-value counts
+
+
+def value_counts(
+    base: QuerySet, dim: Dimension, typed: str = "", limit: int = MENU_VALUES_LIMIT
+) -> list[tuple[str, int]]:
+    """[(value, lessons)] of `dim` over the lessons of `base`, most frequent first; blank values left out.
+
+    One GROUP BY query (tags through LessonTag).
+    """
+    if dim.is_tags:
+        qs = LessonTag.objects.filter(lesson__in=base.values("pk")).values_list("tag")
+        field_name = "tag"
+    else:
+        qs = base.exclude(**{dim.field: ""}).values_list(dim.field)
+        field_name = dim.field
+    if typed:
+        qs = qs.filter(**{f"{field_name}__icontains": typed.removeprefix(dim.value_prefix)})
+    rows = qs.annotate(n=Count("pk")).order_by("-n", field_name)[:limit]
+    return [(str(value), int(n)) for value, n in rows]
+
+
+# ---------------------------------------------------------------- the policy dialog's flavour
+
+
+def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> FilterControl:
+    """The control of the New/Edit policy dialog: retention directions only, no Owner, counts from candidates."""
+    from lore.candidates import candidates
+
+    url = reverse("explorer:filter_control")
+
+    def href(r: Rule) -> str:
+        return with_params(url + "?" + urlencode(rule_query(r), safe=":,/"), dom_id=dom_id)
+
+    def counts(dim: Dimension, typed: str) -> list[tuple[str, int]]:
+        base = candidates(account, rule_with_dimension(rule, dim.name, None))  # type: ignore[arg-type]
+        return value_counts(base, dim, typed)
+
+    return FilterControl(
+        rule=rule,
+        href=href,
+        menu_href=href,
+        allow_reverse=False,
+        allow_owner=False,
+        value_counts=counts,
+        target=f"#{dom_id}-state",
+        swap="outerHTML",
+        dom_id=dom_id,
+    )

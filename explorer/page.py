@@ -1,0 +1,178 @@
+"""Builds the Explorer page's regions from one ExplorerState (views stay thin)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from explorer.filter_control import FilterControl, control_context, with_params
+from explorer.queries import (
+    cards_and_matrix,
+    dimension_value_counts,
+    lessons_shown,
+    read_card,
+    scopes_present,
+)
+from explorer.state import MATRIX_DIMENSIONS, RANGES, ExplorerState, scope_label
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, Dimension, Rule
+from lore.models import Account, Lesson
+from lore.scopes import GLOBAL
+from lore.selectors import SORTS, CursorError, Page, lessons_page
+from policies.models import PolicyRun
+
+PAGE_SIZE = 50
+
+
+def state_checked(account: Account, state: ExplorerState) -> tuple[ExplorerState, PolicyRun | None]:
+    """The state with parts that name another account's (or no) object dropped, with a notice."""
+    if state.run is None:
+        return state, None
+    run = PolicyRun.objects.filter(account=account, pk=state.run).first()
+    if run is None:
+        return replace(state, run=None).with_notice(f"Ignored run={state.run}: there is no such run."), None
+    return state, run
+
+
+def explorer_control(account: Account, state: ExplorerState, *, now: datetime) -> FilterControl:
+    """The Explorer's flavour of the shared filter control: both directions, Owner, counts with everything."""
+
+    def href(rule: Rule) -> str:
+        return state.with_rule(rule).url()
+
+    def menu_href(rule: Rule) -> str:
+        return state.with_rule(rule).url("explorer:menu")
+
+    def counts(dim: Dimension, typed: str) -> list[tuple[str, int]]:
+        return dimension_value_counts(account, state, dim, typed, now=now)
+
+    return FilterControl(
+        rule=state.rule,
+        href=href,
+        menu_href=menu_href,
+        value_counts=counts,
+        target="#explorer-body",
+        swap="innerHTML",
+        dom_id="fc",
+    )
+
+
+def menu_context(
+    account: Account, state: ExplorerState, *, now: datetime, section: str = "", typed: str = ""
+) -> dict[str, object]:
+    return {"state": state, **control_context(explorer_control(account, state, now=now), section, typed)}
+
+
+def list_page(account: Account, state: ExplorerState, *, now: datetime, cursor: str = "") -> tuple[Page, str]:
+    """(one keyset page of the list, a notice if the cursor was not usable)."""
+    qs = lessons_shown(account, state, now=now)
+    try:
+        return lessons_page(qs, sort=state.sort, cursor=cursor or None, limit=PAGE_SIZE), ""
+    except CursorError as exc:
+        return lessons_page(qs, sort=state.sort, limit=PAGE_SIZE), f"Started the list over: the {exc}."
+
+
+def rows_context(
+    account: Account, state: ExplorerState, *, now: datetime, cursor: str = ""
+) -> dict[str, object]:
+    page, notice = list_page(account, state, now=now, cursor=cursor)
+    return {
+        "state": state,
+        "rows": [row_view(lesson) for lesson in page.rows],
+        "more_url": with_params(state.url("explorer:rows"), cursor=page.next_cursor)
+        if page.next_cursor
+        else "",
+        "cursor_notice": notice,
+        "sheet_prefix": reverse("explorer:index") + "lessons/",
+    }
+
+
+@dataclass(frozen=True)
+class RowView:
+    lesson: Lesson
+    dims: list[tuple[str, str]]
+
+    @property
+    def excerpt(self) -> str:
+        text = " ".join(self.lesson.content.split())
+        return text if len(text) <= 180 else text[:179] + "…"
+
+
+ROW_DIMENSIONS = (
+    "kind",
+    "host",
+    "source_agent",
+    "trigger",
+    "origin_repo",
+    "origin_branch",
+    "origin_pr",
+    "owner",
+)
+
+
+def row_view(lesson: Lesson) -> RowView:
+    dims = []
+    for name in ROW_DIMENSIONS:
+        value = getattr(lesson, DIMENSIONS_BY_NAME[name].field)
+        if value and not (name == "owner" and value == "personal"):
+            dims.append((DIMENSIONS_BY_NAME[name].label, DIMENSIONS_BY_NAME[name].display(value)))
+    return RowView(lesson, dims)
+
+
+def sheet_dimensions(lesson: Lesson) -> list[tuple[str, list[str]]]:
+    """Every dimension of a lesson, in registry order, for the detail sheet."""
+    out = []
+    for dim in DIMENSIONS:
+        if dim.is_tags:
+            out.append((dim.label, list(lesson.tags)))
+        else:
+            value = getattr(lesson, dim.field)
+            out.append((dim.label, [dim.display(value)] if value else []))
+    return out
+
+
+def toolbar_context(account: Account, state: ExplorerState) -> dict[str, object]:
+    scopes = [s for s in scopes_present(account) if s != GLOBAL]
+    if state.scope != GLOBAL and state.scope not in scopes:
+        scopes = sorted([*scopes, state.scope])
+    hidden = [
+        (name, value) for name, value in state.query_pairs() if name not in ("scope", "range", "sort", "q")
+    ]
+    return {
+        "scope_choices": [(GLOBAL, "All scopes"), *((s, s) for s in scopes)],
+        "range_choices": [(key, label) for key, (label, _) in RANGES.items()],
+        "sort_choices": [(key, label) for key, (_, label) in SORTS.items()],
+        "toolbar_hidden": hidden,
+    }
+
+
+def page_context(account: Account, state: ExplorerState, *, now: datetime) -> dict[str, object]:
+    """Every region of the page, computed from `state`."""
+    state, run = state_checked(account, state)
+    cards, pivot = cards_and_matrix(account, state, now=now)
+    context: dict[str, object] = {
+        "state": state,
+        "run": run,
+        "scope_label": scope_label(state.scope),
+        "cards": cards,
+        "read": read_card(account, state, now=now),
+        "matrix": pivot,
+        "matrix_choices": [(name, DIMENSIONS_BY_NAME[name].label) for name in MATRIX_DIMENSIONS],
+        "matrix_hidden": [(n, v) for n, v in state.query_pairs() if n != "matrix"],
+        "active_url": state.but(archived=False, run=None).url(),
+        "archived_url": state.but(archived=True).url(),
+        "restore_url": reverse("explorer:restore"),
+        "clear_search_url": state.but(q="").url(),
+        **rows_context(account, state, now=now),
+        **toolbar_context(account, state),
+        **control_context(explorer_control(account, state, now=now)),
+    }
+    if context["cursor_notice"]:
+        context["state"] = state.with_notice(str(context["cursor_notice"]))
+    return context
+
+
+def state_query(state: ExplorerState) -> str:
+    return urlencode(state.query_pairs())

@@ -1,0 +1,298 @@
+"""What the Explorer reads (no side effects): the list, per-value counts, stat cards, the Read card, the matrix.
+
+Every number on the page is computed from one ExplorerState through `lessons_shown` (which calls the candidate
+query), so a count never describes a population the list below it is not showing. Each region is one query:
+a conditional aggregate for the stat cards, one GROUP BY for the matrix and for a dimension's value counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
+
+from explorer.filter_control import rule_with_dimension
+from explorer.filter_control import value_counts as _value_counts
+from explorer.state import ExplorerState
+from lore.candidates import rule_predicate
+from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule, dimensions_q
+from lore.models import Account, Lesson, LessonTag, ReadEvent
+from lore.scopes import scope_q
+from lore.selectors import lessons_filtered, text_search_q
+
+MATRIX_ROWS = 10
+MATRIX_COLS = 8
+
+
+def _narrow(qs: QuerySet[Lesson], state: ExplorerState, now: datetime) -> QuerySet[Lesson]:
+    """The parts of the state that are not the rule: the date range (written in it) and the run."""
+    since, until = state.range.bounds(now)
+    if since is not None:
+        qs = qs.filter(created_at__gte=since)
+    if until is not None:
+        qs = qs.filter(created_at__lt=until)
+    if state.run is not None:
+        qs = qs.filter(archived_by_run_id=state.run)
+    return qs
+
+
+def lessons_shown(
+    account: Account, state: ExplorerState, *, now: datetime, rule: Rule | None = None
+) -> QuerySet[Lesson]:
+    """The lessons the list shows. With a condition set (active view) it is exactly the candidate set.
+
+    `rule` replaces the state's rule, for the counts that leave a filter out.
+    """
+    qs = lessons_filtered(
+        account,
+        rule or state.rule,
+        q=state.q,
+        archived=state.archived,
+        include_protected=state.archived or not state.has_conditions,
+        now=now,
+    )
+    return _narrow(qs, state, now)
+
+
+def dimension_value_counts(
+    account: Account, state: ExplorerState, dim: Dimension, typed: str = "", *, now: datetime
+) -> list[tuple[str, int]]:
+    """Per-value counts of a dimension with everything else applied and the dimension's own filter left out."""
+    base = lessons_shown(account, state, now=now, rule=rule_with_dimension(state.rule, dim.name, None))
+    return _value_counts(base, dim, typed)
+
+
+@dataclass(frozen=True)
+class StatCards:
+    lessons: int
+    scopes: int
+    protected: int
+    archived: int
+
+
+def _population(account: Account, state: ExplorerState, rule: Rule, now: datetime) -> QuerySet[Lesson]:
+    """Active and archived lessons the rule, search, date range and run describe (protected included)."""
+    qs = Lesson.objects.filter(account=account).filter(rule_predicate(rule, now))
+    if state.q:
+        qs = qs.filter(text_search_q(state.q))
+    return _narrow(qs, state, now)
+
+
+def _shown_q(state: ExplorerState) -> Q:
+    """Which lessons of the population the list shows."""
+    if state.archived:
+        return Q(archived_at__isnull=False)
+    if state.has_conditions:
+        return Q(archived_at__isnull=True, protected=False)
+    return Q(archived_at__isnull=True)
+
+
+def stat_cards(account: Account, state: ExplorerState, *, now: datetime) -> StatCards:
+    """Lessons, Scopes active, Protected, Archived: one conditional aggregate over what the state matches."""
+    active, shown = Q(archived_at__isnull=True), _shown_q(state)
+    totals = _population(account, state, state.rule, now).aggregate(
+        lessons=Count("pk", filter=shown),
+        scopes=Count("scope", distinct=True, filter=shown),
+        protected=Count("pk", filter=active & Q(protected=True)),
+        archived=Count("pk", filter=~active),
+    )
+    return StatCards(**{k: int(v or 0) for k, v in totals.items()})
+
+
+@dataclass(frozen=True)
+class ReadCard:
+    delivered: int
+    window_label: str
+    defaulted: bool  # the range is all time, so the card shows the last 90 days
+
+
+def read_card(account: Account, state: ExplorerState, *, now: datetime) -> ReadCard:
+    """Deliveries recorded against the scope in the range (dashboard reads left out). Scope-level by nature."""
+    since, until, defaulted = state.range.read_window(now)
+    qs = ReadEvent.objects.filter(account=account).exclude(surface=ReadEvent.Surface.DASHBOARD)
+    qs = qs.filter(scope_q(state.scope))
+    if since is not None:
+        qs = qs.filter(at__gte=since)
+    if until is not None:
+        qs = qs.filter(at__lt=until)
+    total = qs.aggregate(n=Sum("lesson_count"))["n"] or 0
+    label = "last 90 days" if defaulted else state.range.label.lower()
+    return ReadCard(int(total), label, defaulted)
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    count: int
+    href: str
+    heat: int = 0  # 0–100, relative to the fullest cell
+
+
+@dataclass(frozen=True)
+class Matrix:
+    rows_dim: Dimension
+    cols_dim: Dimension
+    cols: list[str]
+    rows: list[tuple[str, list[MatrixCell], int]]  # value, cells, row total
+    more_rows: int
+    more_cols: int
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.rows
+
+
+def _pairs(base: QuerySet[Lesson], rows_dim: Dimension, cols_dim: Dimension) -> list[tuple[str, str, int]]:
+    """[(row value, col value, lessons)] in one GROUP BY; a tag axis joins LessonTag."""
+    if rows_dim.is_tags or cols_dim.is_tags:
+        other = cols_dim if rows_dim.is_tags else rows_dim
+        tagged = (
+            LessonTag.objects.filter(lesson__in=base.values("pk"))
+            .values_list("tag", f"lesson__{other.field}")
+            .annotate(n=Count("lesson_id"))
+            .order_by()
+        )
+        if rows_dim.is_tags:
+            return [(str(t), str(o), int(n)) for t, o, n in tagged]
+        return [(str(o), str(t), int(n)) for t, o, n in tagged]
+    grouped = base.values_list(rows_dim.field, cols_dim.field).annotate(n=Count("pk")).order_by()
+    return [(str(r), str(c), int(n)) for r, c, n in grouped]
+
+
+def _top(totals: dict[str, int], limit: int) -> list[str]:
+    return sorted(totals, key=lambda v: (-totals[v], v == "", v))[:limit]
+
+
+def _axes(state: ExplorerState) -> tuple[Dimension, Dimension, Rule]:
+    """The matrix's two dimensions and the rule with both axes' own filters left out."""
+    rows_dim, cols_dim = DIMENSIONS_BY_NAME[state.matrix_rows], DIMENSIONS_BY_NAME[state.matrix_cols]
+    rule = rule_with_dimension(rule_with_dimension(state.rule, rows_dim.name, None), cols_dim.name, None)
+    return rows_dim, cols_dim, rule
+
+
+def matrix(account: Account, state: ExplorerState, *, now: datetime) -> Matrix:
+    """The pivot of two dimensions; each cell counts lessons with both values, every other filter applied."""
+    rows_dim, cols_dim, rule = _axes(state)
+    pairs = _pairs(lessons_shown(account, state, now=now, rule=rule), rows_dim, cols_dim)
+    return _matrix_of(state, rule, rows_dim, cols_dim, pairs)
+
+
+def _matrix_of(
+    state: ExplorerState,
+    rule: Rule,
+    rows_dim: Dimension,
+    cols_dim: Dimension,
+    pairs: list[tuple[str, str, int]],
+) -> Matrix:
+    counts: dict[tuple[str, str], int] = {}
+    row_totals: dict[str, int] = {}
+    col_totals: dict[str, int] = {}
+    for row, col, n in pairs:
+        counts[(row, col)] = n
+        row_totals[row] = row_totals.get(row, 0) + n
+        col_totals[col] = col_totals.get(col, 0) + n
+    rows, cols = _top(row_totals, MATRIX_ROWS), _top(col_totals, MATRIX_COLS)
+    fullest = max(counts.values(), default=1)
+
+    def cell(row: str, col: str) -> MatrixCell:
+        n = counts.get((row, col), 0)
+        heat = round(100 * n / fullest)
+        if not n or not row or not col:
+            return MatrixCell(n, "", heat)
+        picked = rule_with_dimension(rule, rows_dim.name, DimFilter((row,), rows_dim.default_mode))
+        picked = rule_with_dimension(picked, cols_dim.name, DimFilter((col,), cols_dim.default_mode))
+        return MatrixCell(n, state.with_rule(picked).url(), heat)
+
+    return Matrix(
+        rows_dim=rows_dim,
+        cols_dim=cols_dim,
+        cols=cols,
+        rows=[(row, [cell(row, col) for col in cols], row_totals[row]) for row in rows],
+        more_rows=max(0, len(row_totals) - len(rows)),
+        more_cols=max(0, len(col_totals) - len(cols)),
+    )
+
+
+def _flag(q: Q) -> Case | Value:
+    if not q:
+        return Value(True)
+    return Case(When(q, then=Value(True)), default=Value(False), output_field=BooleanField())
+
+
+# Stat cards and matrix in one scan: the inner query flags each lesson (shown in the list? carrying the axes'
+# own filters? archived?); the outer one is a single hash aggregate by the two axes and the scope, small enough
+# to fold in Python into the cells and the card totals (Scopes active counts the scopes with a shown lesson).
+_CARDS_AND_MATRIX = """
+SELECT r, c, scope,
+       COUNT(*) FILTER (WHERE x_shown) AS cell,
+       COUNT(*) FILTER (WHERE x_shown AND x_axes) AS lessons,
+       COUNT(*) FILTER (WHERE NOT x_archived AND protected AND x_axes) AS protected,
+       COUNT(*) FILTER (WHERE x_archived AND x_axes) AS archived
+FROM ({inner}) AS flagged
+GROUP BY r, c, scope
+"""
+
+
+def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -> tuple[StatCards, Matrix]:
+    """The stat cards and the matrix in one scan. A Label (tag) axis multiplies lessons through LessonTag, so
+    there the cards come from their own aggregate (two queries)."""
+    rows_dim, cols_dim, rule = _axes(state)
+    if rows_dim.is_tags or cols_dim.is_tags:
+        return stat_cards(account, state, now=now), matrix(account, state, now=now)
+    axes = {n: f for n, f in state.rule.dimensions.items() if n in (rows_dim.name, cols_dim.name)}
+    inner = (
+        _population(account, state, rule, now)
+        .annotate(
+            x_shown=_flag(_shown_q(state)),
+            x_axes=_flag(dimensions_q(axes)),
+            x_archived=_flag(Q(archived_at__isnull=False)),
+        )
+        .order_by()
+        .values(
+            "scope", "protected", "x_shown", "x_axes", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field)
+        )
+    )
+    sql, params = inner.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql), params)
+        grouped = cursor.fetchall()
+    cells: dict[tuple[str, str], int] = {}
+    lessons = protected = archived = 0
+    scopes: set[str] = set()
+    for row, col, scope, cell, shown, pinned, gone in grouped:
+        if cell:
+            cells[(str(row), str(col))] = cells.get((str(row), str(col)), 0) + int(cell)
+        if shown:
+            lessons += int(shown)
+            scopes.add(scope)
+        protected += int(pinned)
+        archived += int(gone)
+    pairs = [(row, col, n) for (row, col), n in cells.items()]
+    cards = StatCards(lessons, len(scopes), protected, archived)
+    return cards, _matrix_of(state, rule, rows_dim, cols_dim, pairs)
+
+
+# A loose index scan over lesson_scope (account, scope): one index probe per distinct scope instead of reading
+# every lesson, so the scope picker costs the same with a thousand lessons or a million.
+_SCOPES_SKIP_SCAN = """
+WITH RECURSIVE found(scope) AS (
+    (SELECT scope FROM lore_lesson WHERE account_id = %(account)s ORDER BY scope LIMIT 1)
+    UNION ALL
+    SELECT (SELECT l.scope FROM lore_lesson l WHERE l.account_id = %(account)s AND l.scope > found.scope
+            ORDER BY l.scope LIMIT 1)
+    FROM found WHERE found.scope IS NOT NULL
+)
+SELECT scope FROM found WHERE scope IS NOT NULL
+"""
+
+
+def scopes_present(account: Account) -> list[str]:
+    """The scopes the account's lessons live in, sorted, for the scope picker."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_SCOPES_SKIP_SCAN, {"account": account.pk})
+            return [row[0] for row in cursor.fetchall()]
+    return list(
+        Lesson.objects.filter(account=account).order_by("scope").values_list("scope", flat=True).distinct()
+    )

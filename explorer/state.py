@@ -1,0 +1,356 @@
+"""The Explorer's state: everything on the page comes from the URL, parsed once into an ExplorerState.
+
+`ExplorerState.from_query(request.GET)` never raises: a malformed or unknown part is dropped and a notice says so.
+`state.to_query()` renders the canonical query string (defaults left out, registry order), so a view is shareable,
+survives a reload, and back/forward walk through states.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+from functools import cached_property
+from urllib.parse import urlencode
+
+from django.urls import reverse
+from django.utils import timezone
+
+from explorer.filter_control import rule_from_query, rule_query, shown
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS, Rule
+from lore.scopes import GLOBAL
+from lore.selectors import DEFAULT_SORT, SORTS
+
+RANGES: dict[str, tuple[str, timedelta | None]] = {
+    "24h": ("Last 24 hours", timedelta(hours=24)),
+    "7d": ("Last 7 days", timedelta(days=7)),
+    "30d": ("Last 30 days", timedelta(days=30)),
+    "90d": ("Last 90 days", timedelta(days=90)),
+    "all": ("All time", None),
+}
+DEFAULT_RANGE = "all"
+READ_WINDOW_ALL_TIME = timedelta(days=90)
+MAX_Q = 200
+MATRIX_DIMENSIONS = tuple(d.name for d in DIMENSIONS if d.name != "origin_pr")
+DEFAULT_MATRIX = ("host", "kind")
+
+# Parameters that steer a request (pagination, the menu) rather than describe the view.
+AUXILIARY = {"cursor", "menu", "section", "typed", "part", "dom_id", "page"}
+_CUSTOM_RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})?\.\.(\d{4}-\d{2}-\d{2})?$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class DateRange:
+    """Lessons written in a range: a preset (`30d`), all time, or custom days `2025-01-01..2025-03-31`."""
+
+    key: str = DEFAULT_RANGE
+    since: date | None = None
+    until: date | None = None
+
+    @property
+    def is_all_time(self) -> bool:
+        return self.key == "all"
+
+    @property
+    def is_custom(self) -> bool:
+        return self.key == "custom"
+
+    @property
+    def param(self) -> str:
+        if self.is_custom:
+            return f"{self.since.isoformat() if self.since else ''}..{self.until.isoformat() if self.until else ''}"
+        return "" if self.is_all_time else self.key
+
+    @property
+    def label(self) -> str:
+        if not self.is_custom:
+            return RANGES[self.key][0]
+        if self.since and self.until:
+            return f"{self.since:%b %-d, %Y} – {self.until:%b %-d, %Y}"
+        return f"Since {self.since:%b %-d, %Y}" if self.since else f"Until {self.until:%b %-d, %Y}"
+
+    def bounds(self, now: datetime) -> tuple[datetime | None, datetime | None]:
+        """[since, until) as datetimes; None where open."""
+        if self.is_custom:
+            tz = timezone.get_current_timezone()
+            since = datetime.combine(self.since, datetime.min.time(), tz) if self.since else None
+            until = (
+                datetime.combine(self.until + timedelta(days=1), datetime.min.time(), tz)
+                if self.until
+                else None
+            )
+            return since, until
+        delta = RANGES[self.key][1]
+        return (now - delta if delta else None), None
+
+    def read_window(self, now: datetime) -> tuple[datetime | None, datetime | None, bool]:
+        """The Read card's window: the range, or the last 90 days when the range is all time (the flag says so)."""
+        since, until = self.bounds(now)
+        if since is None and until is None:
+            return now - READ_WINDOW_ALL_TIME, None, True
+        return since, until, False
+
+
+def parse_range(raw: str | None) -> tuple[DateRange, str]:
+    """(range, notice) — the notice is empty when `raw` was understood."""
+    if raw in (None, ""):
+        return DateRange(), ""
+    text = str(raw).strip()
+    if text in RANGES:
+        return DateRange(text), ""
+    match = _CUSTOM_RANGE.match(text)
+    if match and (match.group(1) or match.group(2)):
+        try:
+            since = date.fromisoformat(match.group(1)) if match.group(1) else None
+            until = date.fromisoformat(match.group(2)) if match.group(2) else None
+        except ValueError:
+            return DateRange(), f"Ignored range “{shown(text)}”: not a real date."
+        if since and until and since > until:
+            since, until = until, since
+        return DateRange("custom", since, until), ""
+    return DateRange(), (
+        f"Ignored range “{shown(text)}”: use 24h, 7d, 30d, 90d, all or YYYY-MM-DD..YYYY-MM-DD."
+    )
+
+
+@dataclass(frozen=True)
+class ExplorerState:
+    rule: Rule = field(default_factory=Rule)
+    range: DateRange = field(default_factory=DateRange)
+    q: str = ""
+    sort: str = DEFAULT_SORT
+    archived: bool = False
+    run: int | None = None
+    matrix: tuple[str, str] = DEFAULT_MATRIX
+    notices: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------ parsing
+
+    @classmethod
+    def from_query(cls, data: Mapping[str, object]) -> ExplorerState:
+        """The state a query string describes. Never raises; every dropped part leaves a notice."""
+        rule, notices = rule_from_query(data)
+        single = _Single(data, notices)
+        raw_range = single.get("range")
+        if raw_range == "custom":  # the toolbar's date inputs
+            raw_range = f"{single.get('from') or ''}..{single.get('to') or ''}"
+            raw_range = "" if raw_range == ".." else raw_range
+        date_range, range_notice = parse_range(raw_range)
+        if range_notice:
+            notices.append(range_notice)
+        state = cls(
+            rule=rule,
+            range=date_range,
+            q=_parse_q(single.get("q"), notices),
+            sort=_parse_sort(single.get("sort"), notices),
+            archived=_parse_flag(single.get("archived"), notices),
+            run=_parse_run(single.get("run"), notices),
+            matrix=_parse_matrix(_matrix_param(data), notices),
+        )
+        if state.run is not None and not state.archived:
+            state = replace(state, archived=True)
+        notices += _unknown_params(data)
+        return replace(state, notices=tuple(dict.fromkeys(notices)))
+
+    # ------------------------------------------------------------ rendering back
+
+    def query_pairs(self) -> list[tuple[str, str]]:
+        pairs = rule_query(self.rule)
+        if not self.range.is_all_time:
+            pairs.append(("range", self.range.param))
+        if self.q:
+            pairs.append(("q", self.q))
+        if self.sort != DEFAULT_SORT:
+            pairs.append(("sort", self.sort))
+        if self.archived:
+            pairs.append(("archived", "1"))
+        if self.run is not None:
+            pairs.append(("run", str(self.run)))
+        if self.matrix != DEFAULT_MATRIX:
+            pairs.append(("matrix", ",".join(self.matrix)))
+        return pairs
+
+    def to_query(self) -> str:
+        """The canonical query string (no leading '?'); '' for the default view."""
+        return urlencode(self.query_pairs(), safe=":,/")
+
+    def url(self, name: str = "explorer:index") -> str:
+        query = self.to_query()
+        return reverse(name) + (f"?{query}" if query else "")
+
+    def with_rule(self, rule: Rule) -> ExplorerState:
+        return replace(self, rule=rule, notices=())
+
+    def but(self, **changes: object) -> ExplorerState:
+        return replace(self, notices=(), **changes)  # type: ignore[arg-type]
+
+    def with_notice(self, notice: str) -> ExplorerState:
+        return replace(self, notices=(*self.notices, notice))
+
+    # ------------------------------------------------------------ derived
+
+    @property
+    def scope(self) -> str:
+        return self.rule.scope
+
+    @property
+    def has_conditions(self) -> bool:
+        return bool(self.rule.conditions)
+
+    @property
+    def is_default(self) -> bool:
+        return not self.query_pairs()
+
+    @property
+    def sort_label(self) -> str:
+        return SORTS[self.sort][1]
+
+    @cached_property
+    def policy_blockers(self) -> list[tuple[str, str]]:
+        """Why Create retention policy is hidden: (what to clear, URL of the view with it cleared)."""
+        rule = self.rule
+        blockers: list[tuple[str, str]] = []
+        for param in rule.reverse_params:
+            conditions = {n: v for n, v in rule.conditions.items() if n != param.name}
+            blockers.append(
+                (
+                    param.pill(rule.conditions[param.name]),
+                    self.with_rule(replace(rule, conditions=conditions)).url(),
+                )
+            )
+        for dim in rule.explorer_only_dimensions:
+            dimensions = {n: f for n, f in rule.dimensions.items() if n != dim.name}
+            blockers.append(
+                (f"the {dim.label} filter", self.with_rule(replace(rule, dimensions=dimensions)).url())
+            )
+        if not self.range.is_all_time:
+            blockers.append((f"the date range ({self.range.label})", self.but(range=DateRange()).url()))
+        if self.q:
+            blockers.append(("the search", self.but(q="").url()))
+        if self.archived:
+            blockers.append(("the archived view", self.but(archived=False, run=None).url()))
+        return blockers
+
+    @property
+    def can_create_policy(self) -> bool:
+        return not self.rule.is_empty and not self.policy_blockers
+
+    @property
+    def policy_handoff_url(self) -> str:
+        """Settings → Retention Policies → New policy, pre-filled with scope, conditions and filters."""
+        pairs = [("scope", self.rule.scope), *rule_query(self.rule, include_scope=False)]
+        return "/settings/policies/new/?" + urlencode(pairs, safe=":,/")
+
+    @property
+    def matrix_rows(self) -> str:
+        return self.matrix[0]
+
+    @property
+    def matrix_cols(self) -> str:
+        return self.matrix[1]
+
+
+class _Single:
+    """One value per state parameter; a repeated parameter keeps its last value, with a notice."""
+
+    def __init__(self, data: Mapping[str, object], notices: list[str]) -> None:
+        self.data = data
+        self.notices = notices
+
+    def get(self, name: str) -> str | None:
+        getlist = getattr(self.data, "getlist", None)
+        values = (
+            [str(v) for v in getlist(name)]
+            if getlist
+            else ([str(self.data[name])] if name in self.data else [])
+        )
+        if not values:
+            return None
+        if len(set(values)) > 1:
+            self.notices.append(f"“{name}” was given {len(values)} times: kept the last one.")
+        return values[-1]
+
+
+def _parse_q(raw: str | None, notices: list[str]) -> str:
+    if raw is None:
+        return ""
+    text = " ".join(_CONTROL.sub(" ", raw).split())
+    if len(text) > MAX_Q:
+        notices.append(f"The search was cut to its first {MAX_Q} characters.")
+        text = text[:MAX_Q].strip()
+    return text
+
+
+def _parse_sort(raw: str | None, notices: list[str]) -> str:
+    if raw in (None, ""):
+        return DEFAULT_SORT
+    if raw in SORTS:
+        return raw
+    notices.append(f"Ignored sort “{shown(raw)}”: use {' or '.join(SORTS)}.")
+    return DEFAULT_SORT
+
+
+def _parse_flag(raw: str | None, notices: list[str]) -> bool:
+    if raw in (None, "", "0", "false"):
+        return False
+    if raw in ("1", "true", "on", "yes"):
+        return True
+    notices.append(f"Ignored archived=“{shown(raw)}”: use archived=1.")
+    return False
+
+
+def _parse_run(raw: str | None, notices: list[str]) -> int | None:
+    if raw in (None, ""):
+        return None
+    if re.fullmatch(r"\d{1,18}", raw.strip()):
+        return int(raw.strip())
+    notices.append(f"Ignored run=“{shown(raw)}”: a run is named by its number.")
+    return None
+
+
+def _matrix_param(data: Mapping[str, object]) -> str | None:
+    """`matrix=host,kind`, or the matrix form's two selects: `matrix=host&matrix=kind`."""
+    getlist = getattr(data, "getlist", None)
+    values = (
+        [str(v) for v in getlist("matrix")]
+        if getlist
+        else ([str(data["matrix"])] if "matrix" in data else [])
+    )
+    return ",".join(values) if values else None
+
+
+def _parse_matrix(raw: str | None, notices: list[str]) -> tuple[str, str]:
+    if raw in (None, ""):
+        return DEFAULT_MATRIX
+    parts = [p.strip() for p in raw.split(",")]
+    if len(parts) == 2 and parts[0] != parts[1] and all(p in MATRIX_DIMENSIONS for p in parts):
+        return parts[0], parts[1]
+    notices.append(
+        f"Ignored matrix=“{shown(raw)}”: name two different dimensions out of {', '.join(MATRIX_DIMENSIONS)}."
+    )
+    return DEFAULT_MATRIX
+
+
+def _known_params() -> set[str]:
+    names = {"scope", "retention", "range", "from", "to", "q", "sort", "archived", "run", "matrix"}
+    names |= {*PARAMS, *AUXILIARY}
+    for dim in DIMENSIONS_BY_NAME.values():
+        names |= {dim.name, dim.mode_param}
+    return names
+
+
+KNOWN_PARAMS = frozenset(_known_params())
+
+
+def _unknown_params(data: Mapping[str, object]) -> list[str]:
+    return [
+        f"Ignored “{shown(name)}”: not something the Explorer filters on."
+        for name in data
+        if name not in KNOWN_PARAMS
+    ]
+
+
+def scope_label(scope: str) -> str:
+    return "All scopes" if scope == GLOBAL else scope

@@ -1,0 +1,69 @@
+"""Reads for the Settings pages (no side effects). Every query is filtered by account."""
+
+from __future__ import annotations
+
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.shortcuts import get_object_or_404
+
+from lore.models import Account, ApiToken, Lesson
+from lore.scopes import GLOBAL, SEP
+from policies.models import PolicyRun, RetentionPolicy
+
+RUN_HISTORY_LIMIT = 50
+
+
+def policies_with_last_run(account: Account) -> list[RetentionPolicy]:
+    """The account's policies, each with `.last_run` (None if never run). Two queries, whatever the count."""
+    latest = PolicyRun.objects.filter(policy=OuterRef("pk")).order_by("-created_at", "-id").values("pk")[:1]
+    policies: list[RetentionPolicy] = list(
+        RetentionPolicy.objects.filter(account=account)
+        .annotate(last_run_id=Subquery(latest))
+        .order_by("name", "id")
+    )
+    runs = PolicyRun.objects.in_bulk([p.last_run_id for p in policies if p.last_run_id])  # type: ignore[attr-defined]
+    for policy in policies:
+        policy.last_run = runs.get(policy.last_run_id)  # type: ignore[attr-defined]
+    return policies
+
+
+def policy_get(account: Account, policy_id: int) -> RetentionPolicy:
+    """The account's policy, or 404 (another account's policy is not found, not forbidden)."""
+    return get_object_or_404(RetentionPolicy, account=account, pk=policy_id)
+
+
+def run_get(account: Account, run_id: int) -> PolicyRun:
+    return get_object_or_404(PolicyRun.objects.select_related("policy"), account=account, pk=run_id)
+
+
+def policy_runs(policy: RetentionPolicy) -> QuerySet[PolicyRun]:
+    """A policy's runs, newest first."""
+    return PolicyRun.objects.filter(account=policy.account, policy=policy).order_by("-created_at", "-id")[
+        :RUN_HISTORY_LIMIT
+    ]
+
+
+def policy_run_active(policy: RetentionPolicy) -> PolicyRun | None:
+    return (
+        PolicyRun.objects.filter(
+            account=policy.account,
+            policy=policy,
+            status__in=[PolicyRun.Status.PENDING, PolicyRun.Status.RUNNING],
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def account_scopes(account: Account) -> list[str]:
+    """The scopes a policy of this account can name: every scope holding lessons, plus the repo of every branch
+    (a repo rule covers its branches), sorted. `global` is not in the list: the picker pins it on top."""
+    scopes = set(Lesson.objects.filter(account=account).order_by().values_list("scope", flat=True).distinct())
+    for scope in list(scopes):
+        if scope.startswith("branch::"):
+            scopes.add("repo::" + scope.split(SEP)[1])
+    scopes.discard(GLOBAL)
+    return sorted(scopes)
+
+
+def tokens_of(account: Account) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(account=account).order_by("revoked_at", "-created_at", "-id")

@@ -1,0 +1,190 @@
+/* The filter control's popover: open/close, keyboard, and the search box that doubles as the custom-value input.
+   Everything else (sections, options, picks) is htmx; see explorer/filter_control.py. */
+(function () {
+  "use strict";
+
+  function menuOf(id) { return document.getElementById(id + "-menu"); }
+  function toggleOf(menu) { return document.querySelector('[data-fc-toggle="' + menu.id.replace(/-menu$/, "") + '"]'); }
+
+  // The menu is a manual popover (the top layer): no dialog, overflow or transform around the control can clip
+  // it. It is placed under its Filter button in viewport coordinates and follows it on scroll and resize.
+  function usesPopover(menu) { return typeof menu.showPopover === "function"; }
+
+  function place(menu) {
+    var toggle = toggleOf(menu);
+    if (!toggle) return;
+    var t = toggle.getBoundingClientRect();
+    var width = menu.offsetWidth;
+    var left = t.left + width > window.innerWidth - 8 ? t.right - width : t.left;
+    var top = t.bottom + 6;
+    menu.style.position = "fixed";
+    menu.style.left = Math.max(8, left) + "px";
+    menu.style.top = top + "px";
+    menu.style.right = "auto";
+    menu.style.maxHeight = Math.max(220, Math.min(560, window.innerHeight - top - 12)) + "px";
+    if (!usesPopover(menu)) {
+      // Without the popover API, undo the offset of a transformed ancestor (a centred dialog).
+      var r = menu.getBoundingClientRect();
+      menu.style.left = (2 * Math.max(8, left) - r.left) + "px";
+      menu.style.top = (2 * top - r.top) + "px";
+    }
+  }
+
+  function focusFirst(menu) {
+    var target = menu.querySelector("[data-fc-focus]") || menu.querySelector("[data-fc-item]");
+    if (target) target.focus();
+  }
+
+  function isOpen(menu) { return !menu.hidden; }
+
+  function open(menu) {
+    document.querySelectorAll(".fc-menu").forEach(function (m) { if (m !== menu && isOpen(m)) close(m, false); });
+    menu.hidden = false;
+    if (usesPopover(menu)) {
+      if (!menu.hasAttribute("popover")) menu.setAttribute("popover", "manual");
+      if (!menu.matches(":popover-open")) menu.showPopover();
+    }
+    var toggle = toggleOf(menu);
+    if (toggle) toggle.setAttribute("aria-expanded", "true");
+    place(menu);
+    focusFirst(menu);
+  }
+
+  function close(menu, refocus) {
+    if (usesPopover(menu) && menu.matches(":popover-open")) menu.hidePopover();
+    menu.hidden = true;
+    var toggle = toggleOf(menu);
+    if (toggle) {
+      toggle.setAttribute("aria-expanded", "false");
+      if (refocus) toggle.focus();
+    }
+  }
+
+  function items(menu) {
+    return Array.prototype.filter.call(
+      menu.querySelectorAll("[data-fc-focus], [data-fc-item]"),
+      function (el) { return el.offsetParent !== null && !el.hidden; }
+    );
+  }
+
+  function move(menu, delta) {
+    var list = items(menu);
+    if (!list.length) return;
+    var i = list.indexOf(document.activeElement);
+    var next = list[(i + delta + list.length) % list.length];
+    next.focus();
+  }
+
+  function filterEntries(input) {
+    var text = input.value.trim().toLowerCase();
+    var body = input.closest(".fc-menu-body");
+    body.querySelectorAll("[data-fc-entry]").forEach(function (el) {
+      el.hidden = text !== "" && el.dataset.fcLabel.toLowerCase().indexOf(text) === -1;
+    });
+    body.querySelectorAll(".fc-heading").forEach(function (h) {
+      var el = h.nextElementSibling, any = false;
+      while (el && !el.classList.contains("fc-heading")) { if (!el.hidden) any = true; el = el.nextElementSibling; }
+      h.hidden = !any;
+    });
+  }
+
+  function firstChoice(menu) {
+    var choice = menu.querySelector("[data-fc-choice]");
+    if (choice) choice.click();
+  }
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-fc-toggle]");
+    if (toggle) {
+      var menu = menuOf(toggle.dataset.fcToggle);
+      if (menu) { if (isOpen(menu)) close(menu, false); else open(menu); }
+      return;
+    }
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
+      if (!menu.contains(event.target) && document.body.contains(event.target)) close(menu, false);
+    });
+  });
+
+  document.addEventListener("input", function (event) {
+    if (event.target.matches("[data-fc-filter]")) filterEntries(event.target);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var menu = event.target.closest && event.target.closest(".fc-menu");
+    if (!menu) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      var back = menu.querySelector("[data-fc-back]");
+      if (back) back.click(); else close(menu, true);
+    } else if (event.key === "ArrowDown") {
+      event.preventDefault(); move(menu, 1);
+    } else if (event.key === "ArrowUp") {
+      event.preventDefault(); move(menu, -1);
+    } else if (event.key === "Enter" && event.target.matches("[data-fc-filter]")) {
+      event.preventDefault();
+      var entry = items(menu).filter(function (el) { return el.matches("[data-fc-entry]"); })[0];
+      if (entry) entry.click();
+    } else if (event.key === "Enter" && event.target.matches("[data-fc-typed]")) {
+      // Apply the first offer; if the offers for what was just typed are still on their way, apply it on arrival.
+      event.preventDefault();
+      var input = event.target;
+      if (offersFor(menu) === input.value) firstChoice(menu);
+      else { menu.dataset.fcApplyOnArrival = "1"; htmx.trigger(input, "search"); }
+    } else if (event.key === "Enter" && event.target.matches("[data-fc-entry], [data-fc-back]")) {
+      event.preventDefault(); event.target.click();
+    }
+  });
+
+  function offersFor(menu) {
+    var options = menu.querySelector(".fc-options");
+    return options ? options.dataset.fcFor : null;
+  }
+
+  document.addEventListener("htmx:afterSettle", function () {
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
+      // A pick may have re-rendered the Filter button (and moved it): keep the menu under it.
+      var toggle = toggleOf(menu);
+      if (toggle) toggle.setAttribute("aria-expanded", "true");
+      place(menu);
+      var typed = menu.querySelector("[data-fc-typed]");
+      if (menu.dataset.fcApplyOnArrival === "1" && typed && offersFor(menu) === typed.value) {
+        delete menu.dataset.fcApplyOnArrival;
+        firstChoice(menu);
+        return;
+      }
+      if (!menu.contains(document.activeElement)) focusFirst(menu);
+    });
+  });
+
+  // A page restored from history never comes back with a menu open.
+  document.addEventListener("htmx:historyRestore", function () {
+    document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { close(m, false); });
+  });
+
+  // A pick and the offers for what was typed can be in flight together. If the offers landed first they would
+  // replace the very link that was picked, and htmx resolves the pick's out-of-band swaps from that (now
+  // detached) link: the menu and the toolbar would miss the new state. So while a pick is on its way the menu
+  // takes no offers. (The flag lives on the popover, which no swap replaces; a detached link's own events never
+  // reach the document, so the pick's end is seen through the swap it causes or its error.)
+  function isPick(elt) { return elt && elt.matches && elt.matches("[data-fc-choice], .fc-mode, .fc-clear"); }
+  function clearPicking() {
+    document.querySelectorAll(".fc-menu[data-fc-picking]").forEach(function (m) { delete m.dataset.fcPicking; });
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var menu = isPick(event.detail.elt) && event.detail.elt.closest(".fc-menu");
+    if (menu) menu.dataset.fcPicking = "1";
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || !target.classList || !target.classList.contains("fc-options")) return;
+    var menu = target.closest(".fc-menu");
+    if (menu && menu.dataset.fcPicking) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("htmx:afterSettle", clearPicking);
+  document.addEventListener("htmx:responseError", clearPicking);
+  document.addEventListener("htmx:sendError", clearPicking);
+
+  function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
+  window.addEventListener("resize", placeOpen);
+  document.addEventListener("scroll", placeOpen, true);
+})();

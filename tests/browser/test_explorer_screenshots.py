@@ -1,0 +1,61 @@
+"""Screenshots of the Explorer for docs/ (written only when LORE_SCREENSHOTS=1; see scripts/screenshots.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lore.demo import demo_store_create
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+if os.environ.get("LORE_SCREENSHOTS") != "1":
+    pytest.skip(
+        "screenshots are written when LORE_SCREENSHOTS=1 (scripts/screenshots.py)", allow_module_level=True
+    )
+
+
+def shot(page, name: str) -> None:  # noqa: ANN001
+    DOCS.mkdir(exist_ok=True)
+    page.screenshot(path=str(DOCS / f"explorer-{name}.png"), full_page=False)
+
+
+def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
+    page.goto("/explorer/")
+    page.wait_for_selector("[data-empty]")
+    shot(page, "empty")
+
+    demo_store_create(account, lessons=int(os.environ.get("LORE_SCREENSHOT_LESSONS", "3000")))
+    page.goto("/explorer/")
+    page.wait_for_selector(".lesson-row")
+    shot(page, "demo")
+
+    page.goto(
+        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=lesson,gotcha"
+    )
+    page.wait_for_selector("[data-candidate-note]")
+    shot(page, "filtered")
+
+    page.click("[data-fc-toggle]")
+    page.wait_for_selector("[data-fc-filter]")
+    shot(page, "menu")
+
+    page.click('[data-fc-entry="chosen"]')
+    page.wait_for_function("document.activeElement && document.activeElement.matches('[data-fc-typed]')")
+    page.fill("[data-fc-typed]", ">40")
+    page.wait_for_selector('.fc-options[data-fc-for=">40"]')
+    shot(page, "menu-typed")
+
+    page.click("[data-fc-back]")
+    page.click('[data-fc-entry="host"]')
+    page.wait_for_selector(".fc-count")
+    shot(page, "menu-values")
+
+    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")
+    page.click(".lesson-row .lesson-key")
+    page.wait_for_selector("[data-sheet]")
+    shot(page, "sheet")

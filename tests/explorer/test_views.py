@@ -1,0 +1,396 @@
+"""The Explorer page through HTTP: state in the URL, htmx partials, numbers that agree with the candidate query."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from lore.candidates import candidates
+from lore.conditions import DimFilter, Rule
+from lore.models import Lesson, LessonEvent, ReadEvent
+from policies import grooming
+from policies.models import PolicyRun
+from tests.factories import LessonFactory
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_CURRENT_URL": "http://testserver/explorer/"}
+
+
+def days_ago(n: float):  # noqa: ANN201
+    return timezone.now() - timedelta(days=n)
+
+
+@pytest.fixture
+def store(account):  # noqa: ANN001, ANN201
+    """Old unused lessons, old used ones, a new one, a protected old one, an archived one, another scope."""
+    old = [
+        LessonFactory(
+            account=account, key=f"old-{i}", created_at=days_ago(200), kind="bus", host="aw", tags=["ci"]
+        )
+        for i in range(3)
+    ]
+    used = [
+        LessonFactory(
+            account=account,
+            key=f"used-{i}",
+            created_at=days_ago(200),
+            opened_count=50,
+            read_count=300,
+            kind="lesson",
+        )
+        for i in range(2)
+    ]
+    new = LessonFactory(account=account, key="new", created_at=days_ago(2), kind="bus", owner="data")
+    pinned = LessonFactory(
+        account=account, key="pinned", created_at=days_ago(300), protected=True, kind="bus"
+    )
+    gone = LessonFactory(account=account, key="gone", created_at=days_ago(300), archived_at=days_ago(1))
+    elsewhere = LessonFactory(
+        account=account, key="elsewhere", scope="project::docs", created_at=days_ago(400)
+    )
+    return {"old": old, "used": used, "new": new, "pinned": pinned, "gone": gone, "elsewhere": elsewhere}
+
+
+def keys(response) -> list[str]:  # noqa: ANN001
+    return re.findall(r'data-key="([^"]+)"', response.content.decode())
+
+
+def card(response, name: str) -> int:  # noqa: ANN001
+    html = response.content.decode()
+    match = re.search(rf'data-card="{name}">.*?card-value">([\d,]+)<', html, re.S)
+    assert match, name
+    return int(match.group(1).replace(",", ""))
+
+
+def test_the_explorer_requires_a_login(client: Client) -> None:
+    response = client.get("/explorer/")
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_the_list_shows_active_lessons_newest_first_protected_included(logged_in: Client, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/")
+    assert response.status_code == 200
+    shown = keys(response)
+    assert shown[0] == "new"
+    assert "pinned" in shown and "gone" not in shown
+
+
+def test_with_a_condition_the_list_is_exactly_the_candidate_set(logged_in: Client, account, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/?retention=min_age_days:90,max_opened_count:0")
+    rule = Rule(conditions={"min_age_days": 90, "max_opened_count": 0})
+    expected = set(candidates(account, rule).values_list("key", flat=True))
+    assert set(keys(response)) == expected == {"old-0", "old-1", "old-2", "elsewhere"}
+    assert card(response, "lessons") == grooming.preview(account, rule).count
+    assert "1 protected lesson also matches" in response.content.decode()
+
+
+def test_stat_cards_narrow_with_scope_conditions_and_filters(logged_in: Client, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/?kind=bus")
+    assert card(response, "lessons") == 5  # old ×3, new, pinned
+    assert card(response, "protected") == 1
+    assert card(response, "scopes") == 1
+    assert card(response, "archived") == 0
+    everything = logged_in.get("/explorer/")
+    assert (
+        card(everything, "lessons") == 8
+        and card(everything, "archived") == 1
+        and card(everything, "scopes") == 2
+    )
+
+
+def test_per_value_counts_narrow_with_everything_but_their_own_filter(
+    logged_in: Client, account, store
+) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/menu/?retention=min_age_days:90&kind=lesson&section=kind")
+    html = response.content.decode()
+    counts = dict(re.findall(r'fc-choice-label">([^<]+)</span>.*?fc-count">(\d+)<', html, re.S))
+    rule = Rule(conditions={"min_age_days": 90})
+    assert int(counts["bus"]) == candidates(account, rule).filter(kind="bus").count() == 3
+    assert int(counts["lesson"]) == candidates(account, rule).filter(kind="lesson").count()
+
+
+def test_matrix_cells_count_lessons_with_both_values_axes_filters_left_out(logged_in: Client, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/?host=aw&kind=bus&retention=min_age_days:90")
+    html = response.content.decode()
+    table = html[html.index("data-matrix") :]
+    # aw × bus: the three old bus lessons; the axes' own filters (host, kind) are left out of the matrix
+    assert re.search(r"<th scope=\"row\">claude-code</th>", table)
+    cells = [int(n) for n in re.findall(r'data-count="(\d+)"', table)]
+    assert sum(cells) == card(logged_in.get("/explorer/?retention=min_age_days:90"), "lessons")
+
+
+def test_clicking_a_matrix_cell_adds_both_values_as_pills(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/").content.decode()
+    href = re.search(r'<a href="([^"]+)" hx-get="[^"]+" hx-target="#explorer-body" class="cell"', html).group(
+        1
+    )
+    followed = logged_in.get(href.replace("&amp;", "&")).content.decode()
+    assert "Host: is " in followed and "Kind: is " in followed
+
+
+def test_sort_most_chosen_orders_by_opened_count(logged_in: Client, store) -> None:  # noqa: ANN001
+    shown = keys(logged_in.get("/explorer/?sort=opened_count"))
+    assert shown[:2] == ["used-1", "used-0"]
+
+
+def test_search_matches_key_and_content(logged_in: Client, account) -> None:  # noqa: ANN001
+    LessonFactory(account=account, key="use-uv", content="Install with uv, never pip.")
+    LessonFactory(account=account, key="other", content="Hydration mismatches come from Date.now().")
+    assert keys(logged_in.get("/explorer/?q=hydration")) == ["other"]
+    assert keys(logged_in.get("/explorer/?q=uv")) == ["use-uv"]
+
+
+def test_the_date_range_narrows_to_lessons_written_in_it(logged_in: Client, store) -> None:  # noqa: ANN001
+    assert keys(logged_in.get("/explorer/?range=7d")) == ["new"]
+
+
+def test_the_explorer_list_never_moves_counters(logged_in: Client, account, store) -> None:  # noqa: ANN001
+    before = list(Lesson.objects.order_by("pk").values_list("read_count", "opened_count", "updated_at"))
+    for url in ("/explorer/", "/explorer/?retention=min_age_days:9", "/explorer/menu/?section=kind"):
+        logged_in.get(url)
+    assert (
+        list(Lesson.objects.order_by("pk").values_list("read_count", "opened_count", "updated_at")) == before
+    )
+    assert not ReadEvent.objects.exists()
+
+
+def test_opening_the_detail_sheet_is_a_delivery_not_a_choice(logged_in: Client, store) -> None:  # noqa: ANN001
+    lesson = store["new"]
+    response = logged_in.get(f"/explorer/lessons/{lesson.pk}/", **HX)
+    assert response.status_code == 200
+    lesson.refresh_from_db()
+    assert (lesson.read_count, lesson.opened_count, lesson.last_opened_at) == (101, 0, None)
+    event = ReadEvent.objects.get()
+    assert (event.surface, event.scope, event.lesson_count) == ("dashboard", lesson.scope, 1)
+    assert 'data-signal="delivered">101<' in response.content.decode()
+
+
+def test_the_read_card_leaves_out_dashboard_reads_and_stays_scope_level(
+    logged_in: Client, account, store
+) -> None:  # noqa: ANN001
+    now = timezone.now()
+    ReadEvent.objects.create(account=account, scope="repo::acme/app", surface="api", lesson_count=20, at=now)
+    ReadEvent.objects.create(account=account, scope="project::docs", surface="mcp", lesson_count=5, at=now)
+    ReadEvent.objects.create(
+        account=account, scope="repo::acme/app", surface="dashboard", lesson_count=1, at=now
+    )
+    ReadEvent.objects.create(
+        account=account, scope="repo::acme/app", surface="api", lesson_count=7, at=days_ago(120)
+    )
+    assert card(logged_in.get("/explorer/"), "read") == 25
+    scoped = logged_in.get("/explorer/?scope=repo::acme/app&retention=max_opened_count:0")
+    assert card(scoped, "read") == 20
+    assert "last 90 days" in scoped.content.decode()
+
+
+def test_pin_unpin_archive_and_restore_from_the_sheet(logged_in: Client, store) -> None:  # noqa: ANN001
+    lesson = store["new"]
+    for action, check in (
+        ("pin", lambda x: x.protected),
+        ("unpin", lambda x: not x.protected),
+        ("archive", lambda x: x.archived_at is not None),
+        ("restore", lambda x: x.archived_at is None),
+    ):
+        response = logged_in.post(f"/explorer/lessons/{lesson.pk}/{action}/", **HX)
+        assert response.status_code == 200 and "lore-changed" in response["HX-Trigger"]
+        lesson.refresh_from_db()
+        assert check(lesson), action
+    actions = list(LessonEvent.objects.filter(lesson=lesson).order_by("pk").values_list("action", flat=True))
+    assert actions == ["protected", "unprotected", "archived", "restored"]
+    assert lesson.read_count == 100  # actions re-render the sheet without another delivery
+
+
+def test_sheet_actions_need_a_post_with_csrf(account, user, store) -> None:  # noqa: ANN001
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    lesson = store["new"]
+    assert client.get(f"/explorer/lessons/{lesson.pk}/pin/").status_code == 405
+    assert client.post(f"/explorer/lessons/{lesson.pk}/pin/").status_code == 403
+
+
+def test_another_accounts_lesson_answers_404(logged_in: Client, other_account) -> None:  # noqa: ANN001
+    theirs = LessonFactory(account=other_account)
+    assert logged_in.get(f"/explorer/lessons/{theirs.pk}/").status_code == 404
+    assert logged_in.post(f"/explorer/lessons/{theirs.pk}/archive/").status_code == 404
+    theirs.refresh_from_db()
+    assert theirs.read_count == 100 and theirs.archived_at is None
+    assert "data-key" not in logged_in.get("/explorer/").content.decode()
+
+
+def test_the_archived_view_lists_archived_lessons_with_filters_applied(
+    logged_in: Client, account, store
+) -> None:  # noqa: ANN001
+    assert keys(logged_in.get("/explorer/?archived=1")) == ["gone"]
+    assert keys(logged_in.get("/explorer/?archived=1&kind=bus")) == []
+
+
+def test_restore_many_from_the_archived_view(logged_in: Client, account) -> None:  # noqa: ANN001
+    archived = [LessonFactory(account=account, archived_at=days_ago(1)) for _ in range(3)]
+    response = logged_in.post(
+        "/explorer/restore/", {"ids": [archived[0].pk, archived[1].pk], "state": "archived=1"}, **HX
+    )
+    assert response.status_code == 200
+    assert "Restored 2 lessons." in response.content.decode()
+    assert Lesson.objects.filter(archived_at__isnull=True).count() == 2
+    assert keys(response) == [archived[2].key]
+
+
+def test_a_run_narrows_the_archived_view_to_what_it_archived(logged_in: Client, account) -> None:  # noqa: ANN001
+    run = PolicyRun.objects.create(account=account, trigger="manual")
+    mine = LessonFactory(account=account, archived_at=days_ago(1), archived_by_run=run)
+    LessonFactory(account=account, archived_at=days_ago(1))
+    response = logged_in.get(f"/explorer/?run={run.pk}")
+    assert keys(response) == [mine.key]
+    assert f"Archived by run #{run.pk}" in response.content.decode()
+
+
+def test_another_accounts_run_is_dropped_with_a_notice(logged_in: Client, other_account) -> None:  # noqa: ANN001
+    run = PolicyRun.objects.create(account=other_account, trigger="manual")
+    response = logged_in.get(f"/explorer/?run={run.pk}")
+    assert response.status_code == 200
+    assert "no such run" in response.content.decode()
+
+
+def test_create_retention_policy_links_with_the_full_rule(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get(
+        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=bus&tags=ci&tags_mode=all"
+    ).content.decode()
+    href = (
+        re.search(r'class="btn btn-primary create-policy" href="([^"]+)"', html)
+        .group(1)
+        .replace("&amp;", "&")
+    )
+    assert href == (
+        "/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
+        "&tags=ci&tags_mode=all&kind=bus&kind_mode=in"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "hint"),
+    [
+        ("retention=min_opened_count:10", "Chosen: 10 times or more"),
+        ("kind=bus&owner=data", "the Owner filter"),
+        ("kind=bus&range=30d", "the date range"),
+        ("kind=bus&archived=1", "the archived view"),
+    ],
+)
+def test_create_retention_policy_is_hidden_with_a_hint_saying_what_to_clear(
+    logged_in: Client, query: str, hint: str
+) -> None:
+    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    assert "data-create-policy" not in html
+    hint_html = re.search(r"data-policy-hint>(.*?)</span>", html, re.S).group(1)
+    assert hint in hint_html
+
+
+def test_no_create_retention_policy_without_a_condition_or_filter(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/").content.decode()
+    assert "data-create-policy" not in html and "data-policy-hint" not in html
+
+
+def test_an_htmx_navigation_answers_the_body_with_oob_regions_and_pushes_the_canonical_url(
+    logged_in: Client, store
+) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/?retention=max_opened_count:0,min_age_days:90&menu=", **HX)
+    html = response.content.decode()
+    assert "<html" not in html
+    assert 'id="toolbar-controls" class="toolbar-controls" hx-swap-oob="true"' in html
+    assert 'id="fc-menu-body" hx-swap-oob="true"' in html
+    assert response["HX-Push-Url"] == "/explorer/?retention=min_age_days:90,max_opened_count:0"
+    assert "HX-Request" in response["Vary"]
+
+
+def test_a_history_restore_request_gets_the_full_page(logged_in: Client, store) -> None:  # noqa: ANN001
+    response = logged_in.get(
+        "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
+    assert "<html" in response.content.decode()
+
+
+def test_typing_in_the_search_box_replaces_the_url_instead_of_pushing(logged_in: Client, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/?q=old", HTTP_HX_TRIGGER="q", **HX)
+    assert response["HX-Replace-Url"] == "/explorer/?q=old" and "HX-Push-Url" not in response
+
+
+def test_load_more_walks_the_keyset_pages(logged_in: Client, account) -> None:  # noqa: ANN001
+    for i in range(120):
+        LessonFactory(account=account, key=f"k{i:03d}", created_at=days_ago(i / 10))
+    first = logged_in.get("/explorer/").content.decode()
+    seen = re.findall(r'data-key="([^"]+)"', first)
+    more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', first)
+    while more:
+        page = logged_in.get(more.group(1).replace("&amp;", "&"), **HX).content.decode()
+        seen += re.findall(r'data-key="([^"]+)"', page)
+        more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', page)
+    assert seen == [f"k{i:03d}" for i in range(120)]
+
+
+def test_a_bad_cursor_starts_the_list_over(logged_in: Client, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/rows/?cursor=nonsense", **HX)
+    assert response.status_code == 200 and "data-key" in response.content.decode()
+
+
+def test_the_empty_store_says_how_lessons_get_in(logged_in: Client) -> None:
+    html = logged_in.get("/explorer/").content.decode()
+    assert "No lessons yet" in html and "lorekit write" in html
+
+
+def test_an_empty_candidate_set_says_how_to_loosen_it(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/?retention=min_age_days:3000").content.decode()
+    assert "No lesson matches these conditions" in html
+
+
+def test_the_policy_dialogs_control_answers_a_pick_with_state_and_the_menu_out_of_band(
+    logged_in: Client, store
+) -> None:  # noqa: ANN001
+    response = logged_in.get(
+        "/explorer/filter-control/?retention=min_age_days:90&kind=bus&min_opened_count=3"
+    )
+    html = response.content.decode()
+    assert 'id="fc-state"' in html and 'hx-swap-oob="true"' in html
+    assert 'name="min_age_days" value="90"' in html and 'name="kind" value="bus"' in html
+    assert "min_opened_count" not in html  # a policy cannot carry a reverse direction
+    menu = logged_in.get("/explorer/filter-control/?section=chosen&typed=>40").content.decode()
+    assert "41 times or more" not in menu
+
+
+def test_dimension_filters_match_the_candidate_query(logged_in: Client, account, store) -> None:  # noqa: ANN001
+    response = logged_in.get("/explorer/?retention=min_age_days:90&tags=ci&tags_mode=none")
+    rule = Rule(conditions={"min_age_days": 90}, dimensions={"tags": DimFilter(("ci",), "none")})
+    assert set(keys(response)) == set(candidates(account, rule).values_list("key", flat=True))
+
+
+def test_the_scope_picker_offers_all_scopes_first_then_the_accounts_scopes(
+    logged_in: Client, account, other_account
+) -> None:  # noqa: ANN001
+    for scope in ("repo::acme/app", "project::docs", "branch::acme/app::main", "repo::acme/app"):
+        LessonFactory(account=account, scope=scope)
+    LessonFactory(account=other_account, scope="repo::globex/secret")
+    html = logged_in.get("/explorer/").content.decode()
+    picker = html[html.index('id="scope-picker"') : html.index("</select>", html.index('id="scope-picker"'))]
+    assert re.findall(r'<option value="([^"]+)"', picker) == [
+        "global",
+        "branch::acme/app::main",
+        "project::docs",
+        "repo::acme/app",
+    ]
+    assert ">All scopes<" in picker
+
+
+def test_the_search_box_is_only_re_rendered_when_the_search_changes(logged_in: Client, store) -> None:  # noqa: ANN001
+    same = logged_in.get(
+        "/explorer/?q=old&kind=bus",
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old",
+    )
+    assert 'id="search-box"' not in same.content.decode()
+    cleared = logged_in.get(
+        "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old"
+    )
+    assert 'id="search-box" hx-swap-oob="true"' in cleared.content.decode()
