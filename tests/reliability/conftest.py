@@ -82,7 +82,7 @@ def world_build(account: Account) -> World:
         mode="auto",
         enabled=True,
     )
-    token, raw = token_create(account=account, name="a's laptop")
+    token, raw = token_create(account=account, name=f"{A_MARKER} laptop")
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None

@@ -477,3 +477,91 @@ def test_every_mcp_tool_is_refused_across_tenants_and_changes_nothing(
     ]
     assert failures == []
     assert tenant_state(account) == before
+
+
+# ---------------------------------------------------------------- the dashboard, every URL of the resolver
+
+# The values a <str:…> segment of a dashboard URL takes (the rest of a URL's segments are ids of A's objects).
+DASHBOARD_WORDS = {"action": ("pin", "unpin", "archive", "restore")}
+POLICY_FORM = {"name": "b's now", "scope": "global", "mode": "auto", "enabled": "on", "min_age_days": "1"}
+
+
+def dashboard_targets(route: str, world: World) -> list[str]:
+    """The route filled with each of A's objects its segments can name (and each word a <str:> takes)."""
+    import itertools
+    import re
+
+    choices = {
+        "lesson_id": [lsn.pk for lsn in world.lessons],
+        "policy_id": [p.pk for p in world.policies],
+        "run_id": [world.run.pk],
+        "token_id": [world.token.pk],
+        **DASHBOARD_WORDS,
+    }
+    names = re.findall(r"<(?:\w+:)?(\w+)>", route)
+    for name in names:
+        assert name in choices, f"{route}: teach the tenancy matrix what <{name}> names"
+    urls = []
+    for combo in itertools.product(*(choices[name] for name in names)):
+        values = dict(zip(names, combo, strict=True))
+        urls.append(re.sub(r"<(?:\w+:)?(\w+)>", lambda m, v=values: str(v[m.group(1)]), route))  # type: ignore[misc]
+    return urls
+
+
+def dashboard_collection_requests(route: str, world: World) -> list[tuple[str, str, dict[str, Any]]]:
+    """B's own use of a URL without ids, aimed as close to A's data as a form or a query string gets."""
+    aimed = {
+        "scope": SCOPE,
+        "run": world.run.pk,
+        "archived": "1",
+        "q": "secret",
+        "section": "kind",
+        "lesson": world.active.pk,
+        "policy": world.policy.pk,
+    }
+    posts = {
+        "ids": [str(lsn.pk) for lsn in world.lessons],
+        "state": f"scope={SCOPE}&archived=1",
+        **POLICY_FORM,
+        "owner": "personal",
+    }
+    return [("get", route, aimed), ("post", route, posts)]
+
+
+def dashboard_leaks(text: str) -> bool:
+    return A_MARKER in text or "a-secret-" in text  # A's content, policy and token names, lesson keys
+
+
+def test_every_dashboard_url_answers_404_across_tenants_and_changes_nothing(world: World, intruder) -> None:  # noqa: ANN001
+    from tests.reliability.test_auth import DASHBOARD
+
+    b = Client()
+    b.force_login(intruder)
+    nobody = Client()
+    before = tenant_state(world.account)
+    failures: list[str] = []
+    tried = 0
+    for _, route in DASHBOARD:
+        if "<" not in route:
+            for method, url, data in dashboard_collection_requests(route, world):
+                response = getattr(b, method)(url, data)
+                tried += 1
+                if response.status_code >= 500 or dashboard_leaks(response.content.decode()):
+                    failures.append(f"B {method.upper()} {url} → {response.status_code} shows A's data")
+            continue
+        for url in dashboard_targets(route, world):
+            answers = {m: getattr(b, m)(url, POLICY_FORM if m == "post" else {}) for m in ("get", "post")}
+            tried += 2
+            served = {m: r.status_code for m, r in answers.items() if r.status_code != 405}
+            if not served or set(served.values()) != {404}:
+                failures.append(f"B {url} → {served}")
+            for method in ("get", "post"):
+                response = getattr(nobody, method)(url)
+                tried += 1
+                if response.status_code != 405 and not (
+                    response.status_code == 302 and response["Location"].startswith("/login/")
+                ):
+                    failures.append(f"anonymous {method.upper()} {url} → {response.status_code}")
+    assert failures == []
+    assert tenant_state(world.account) == before
+    assert tried >= 3 * len(DASHBOARD)
