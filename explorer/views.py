@@ -181,12 +181,17 @@ def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResp
     return _sheet(request, lesson, changed=True)
 
 
+def form_ids(values: list[str]) -> list[int]:
+    """Lesson ids ticked in a form: ASCII digits that fit a bigint; anything else cannot be one of ours."""
+    return [int(v) for v in values if v.isascii() and v.isdigit() and len(v) <= 18]
+
+
 @require_POST
 @login_required
 def restore_many(request: HttpRequest) -> HttpResponse:
     """Restore the archived lessons ticked in the archived view, then show that view again."""
     account = account_required(request.user)
-    ids = [int(v) for v in request.POST.getlist("ids") if v.isdigit()][:5000]
+    ids = form_ids(request.POST.getlist("ids"))[:5000]
     restored = lessons_restore(
         account=account, lesson_ids=ids, actor=f"dashboard:{request.user.get_username()}"
     )

@@ -10,14 +10,22 @@ from __future__ import annotations
 import json
 import string
 from typing import Any
+from urllib.parse import quote
 
+import pytest
 from django.db import transaction
+from django.http import QueryDict
+from django.test import Client
+from django.utils.html import escape
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lore.conditions import CONDITIONS, PARAMS, parse_retention, parse_typed, serialize_retention
+from explorer.state import ExplorerState
+from lore.conditions import CONDITIONS, DIMENSIONS, PARAMS, parse_retention, parse_typed, serialize_retention
 from lore.models import Lesson
 from lore.transfer import import_lines
+from tests.explorer.test_nasty_urls import NASTY as EXPLORER_NASTY
+from tests.reliability.conftest import World
 
 EXAMPLES = 300  # per parser property; the import property runs fewer (it writes to the database)
 IMPORT_EXAMPLES = 60
@@ -170,3 +178,158 @@ def test_an_import_never_raises_keeps_every_good_line_and_reports_every_bad_one_
             assert text_lines[number - 1].lstrip().startswith("{")
         assert report.created == len(stored)
         transaction.set_rollback(True)
+
+
+# ---------------------------------------------------------------- the Explorer's URL state
+
+STATE_PARAMS = [
+    "scope",
+    "retention",
+    "range",
+    "q",
+    "sort",
+    "archived",
+    "run",
+    "matrix",
+    "cursor",
+    *PARAMS,
+    *(d.name for d in DIMENSIONS),
+    *(d.mode_param for d in DIMENSIONS),
+]
+state_value = st.one_of(
+    nasty_text,
+    st.sampled_from(
+        ["global", "repo::acme/app", "30d", "all", "opened_count", "1", "bus,decision", "any", "nin"]
+    ),
+    st.builds(
+        lambda v: serialize_retention(v), st.dictionaries(st.sampled_from(list(PARAMS)), st.integers(0, 400))
+    ),
+)
+
+
+@FAST
+@given(
+    st.lists(
+        st.tuples(st.one_of(st.sampled_from(STATE_PARAMS), st.text(max_size=8)), state_value), max_size=10
+    )
+)
+def test_the_explorer_state_parser_never_raises_and_its_canonical_url_parses_to_itself(
+    pairs: list[tuple[str, str]],
+) -> None:
+    query = QueryDict(mutable=True)
+    for name, value in pairs:
+        query.appendlist(name, value)
+    state = ExplorerState.from_query(query)
+    assert all(len(notice) < 600 for notice in state.notices)  # a notice never echoes a 10 kB value back
+    again = ExplorerState.from_query(QueryDict(state.to_query()))
+    assert again.to_query() == state.to_query()
+    assert again.notices == ()  # what the page writes into its own URL is always understood
+
+
+# ---------------------------------------------------------------- nasty dashboard URLs and form posts
+
+HUGE = "9" * 40
+TEN_KB = "x" * 10_240
+NASTY_VALUES = [
+    HUGE,
+    "-1",
+    "0",
+    "1e9",
+    "٣٠",
+    "３０",
+    "²",
+    "' OR 1=1 --",
+    "1; DROP TABLE lore_lesson",
+    "\x00",
+    "a\x00b",
+    "\x1b[31m",
+    "\u202egnp.exe",
+    "💥",
+    TEN_KB,
+    ",".join(f"v{i}" for i in range(1200)),
+    "repo:acme",
+    "global::x",
+]
+
+
+@pytest.fixture
+def dashboard(logged_in: Client, world: World) -> Client:
+    return logged_in
+
+
+def assert_no_server_error(response: Any, what: str) -> str:
+    assert response.status_code < 500, what
+    return response.content.decode() if not getattr(response, "streaming", False) else ""
+
+
+@pytest.mark.parametrize("query", EXPLORER_NASTY, ids=range(len(EXPLORER_NASTY)))
+def test_a_nasty_hand_off_url_opens_the_new_policy_dialog_with_notices_never_a_500(
+    dashboard: Client, query: str
+) -> None:
+    response = dashboard.get(f"/settings/policies/new/?{query}")
+    html = assert_no_server_error(response, query)
+    assert response.status_code == 200 and "<form" in html, query
+    live = dashboard.get(f"/settings/policies/live/?{query}", HTTP_HX_REQUEST="true")
+    assert_no_server_error(live, query)
+
+
+@pytest.mark.parametrize("value", NASTY_VALUES, ids=range(len(NASTY_VALUES)))
+def test_a_nasty_value_in_any_policy_field_is_refused_with_the_reason_on_the_form(
+    dashboard: Client, world: World, value: str
+) -> None:
+    from policies.forms import PolicyForm
+
+    fields = [name for name in PolicyForm().fields if name != "enabled"]
+    alone = fields[
+        NASTY_VALUES.index(value) % len(fields)
+    ]  # each value also tried alone, in a rotating field
+    valid = {"name": "hostile", "scope": "global", "mode": "review", "min_age_days": "30"}
+    for url in ("/settings/policies/new/", f"/settings/policies/{world.policy.pk}/edit/"):
+        for data in ({**valid, alone: value}, dict.fromkeys(fields, value)):
+            response = dashboard.post(url, data)
+            html = assert_no_server_error(response, f"{url} {sorted(data)[:3]}={value[:40]!r}")
+            if response.status_code == 422:
+                form = response.context["form"]
+                messages = [str(m) for errors in form.errors.values() for m in errors]
+                assert messages, (url, alone)
+                assert [m for m in messages if escape(m) not in html] == [], (url, alone)
+            else:
+                assert response.status_code == 302, (url, alone, response.status_code)
+
+
+@pytest.mark.parametrize("value", NASTY_VALUES, ids=range(len(NASTY_VALUES)))
+def test_nasty_ids_actions_and_token_names_never_answer_5xx(
+    dashboard: Client, world: World, value: str
+) -> None:
+    quoted = quote(value[:300], safe="")
+    requests = [
+        ("get", f"/explorer/lessons/{quoted}/", {}),
+        ("post", f"/explorer/lessons/{world.active.pk}/{quoted}/", {}),
+        ("post", "/explorer/restore/", {"ids": [value, str(world.archived.pk), HUGE], "state": value}),
+        ("get", f"/settings/policies/{quoted}/", {}),
+        ("post", f"/settings/policies/{world.policy.pk}/enabled/", {"enabled": value}),
+        ("get", f"/settings/policies/{world.policy.pk}/run/", {"confirm": value}),
+        ("get", f"/settings/runs/{world.run.pk}/", {"page": value}),
+        ("post", "/settings/tokens/", {"name": value, "owner": value}),
+        ("get", "/explorer/", {"run": value, "cursor": value, "menu": value}),
+    ]
+    for method, url, data in requests:
+        response = getattr(dashboard, method)(url, data)
+        assert_no_server_error(response, f"{method} {url} {str(data)[:80]}")
+        if response.status_code == 404:
+            assert "not found" in response.content.decode().lower(), url
+
+
+def test_a_restore_of_huge_or_foreign_ids_restores_only_what_the_account_owns(
+    dashboard: Client,
+    world: World,
+    other_account,  # noqa: ANN001
+) -> None:
+    from tests.factories import LessonFactory
+
+    theirs = LessonFactory(account=other_account, key="theirs", archived_at=world.archived.archived_at)
+    ids = [HUGE, "²", "-3", str(theirs.pk), str(world.archived.pk), "٣"]
+    assert dashboard.post("/explorer/restore/", {"ids": ids}).status_code == 302
+    world.archived.refresh_from_db()
+    theirs.refresh_from_db()
+    assert world.archived.archived_at is None and theirs.archived_at is not None
