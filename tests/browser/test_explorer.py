@@ -324,7 +324,12 @@ def test_typing_in_the_search_box_narrows_the_list_and_keeps_focus(page: Page, s
     expect(page).to_have_url(re.compile(r"q=hydration"))
     expect(page.locator("#q")).to_be_focused()
     expect(page.locator("#q")).to_have_value("hydration")
-    expected = Lesson.objects.filter(account=store, archived_at=None, content__icontains="hydration").count()
+    from lore.selectors import text_search_q  # full-text on PostgreSQL, containment on SQLite
+
+    expected = (
+        Lesson.objects.filter(account=store, archived_at=None).filter(text_search_q("hydration")).count()
+    )
+    assert expected
     expect(page.locator('[data-card="lessons"] .card-value')).to_have_text(f"{expected:,}")
     keys = page.locator(".lesson-row").evaluate_all("rows => rows.map(r => r.dataset.key)")
     contents = Lesson.objects.filter(account=store, key__in=keys).values_list("content", flat=True)

@@ -394,3 +394,15 @@ def test_the_search_box_is_only_re_rendered_when_the_search_changes(logged_in: C
         "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old"
     )
     assert 'id="search-box" hx-swap-oob="true"' in cleared.content.decode()
+
+
+def test_the_detail_sheet_works_without_javascript_as_a_page(logged_in: Client, store) -> None:  # noqa: ANN001
+    lesson = store["new"]
+    response = logged_in.get(f"/explorer/lessons/{lesson.pk}/")
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" in html and "data-sheet" in html
+    assert response.status_code == 200
+    redirect = logged_in.post(f"/explorer/lessons/{lesson.pk}/pin/")
+    assert redirect.status_code == 302
+    lesson.refresh_from_db()
+    assert lesson.protected
