@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
@@ -22,7 +23,10 @@ def with_session(env: dict[str, str], script: Callable[[ClientSession], Awaitabl
             await session.initialize()
             return await script(session)
 
-    return anyio.run(main)
+    # In a thread of its own: Playwright's sync API (tests/browser) keeps an event loop running in the main
+    # thread for the rest of the session, and anyio refuses to start a second one there.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, main).result()
 
 
 def result_of(call_result: Any) -> Any:
