@@ -333,3 +333,9 @@ def test_a_restore_of_huge_or_foreign_ids_restores_only_what_the_account_owns(
     world.archived.refresh_from_db()
     theirs.refresh_from_db()
     assert world.archived.archived_at is None and theirs.archived_at is not None
+
+
+def test_a_dashboard_404_says_what_was_not_found(dashboard: Client) -> None:
+    html = dashboard.get("/explorer/lessons/987654/").content.decode()
+    assert "Not found" in html and "No Lesson matches" in html and "another account" in html
+    assert "There is no page at /settings/nope/" in dashboard.get("/settings/nope/").content.decode()
