@@ -149,8 +149,8 @@ def _racer(
             or not PolicyRun.objects.filter(pk=run_id, status=PolicyRun.Status.RUNNING).exists()
         ):
             return
-        act(lesson)
-        touched.add(lesson.pk)
+        if act(lesson):
+            touched.add(lesson.pk)
 
 
 def test_a_policy_run_racing_pins_restores_and_rewrites_archives_none_of_them(settings) -> None:  # noqa: ANN001
@@ -182,21 +182,23 @@ def test_a_policy_run_racing_pins_restores_and_rewrites_archives_none_of_them(se
         queue = list(ids)
         return lambda: Lesson.objects.get(pk=queue.pop()) if queue else None
 
-    def rewrite(lesson: Lesson) -> None:
-        lesson_write(
+    def pin(lesson: Lesson) -> bool:
+        return lesson_protect(account=account, lesson=lesson).archived_at is None
+
+    def restore(lesson: Lesson) -> bool:
+        return lesson_restore(account=account, lesson=lesson).archived_at is None
+
+    def rewrite(lesson: Lesson) -> bool:
+        return not lesson_write(
             account=account,
             data=LessonInput.from_data({"scope": lesson.scope, "key": lesson.key, "content": "rewritten"}),
-        )
+        )[0].is_archived
 
     workers = {
         0: lambda: grooming.run_execute(run.pk),
-        1: lambda: _racer(
-            run.pk, popper(to_pin), lambda lsn: lesson_protect(account=account, lesson=lsn), pinned, 200
-        ),
+        1: lambda: _racer(run.pk, popper(to_pin), pin, pinned, 200),
         2: lambda: _racer(run.pk, popper(to_rewrite), rewrite, rewritten, 200),
-        3: lambda: _racer(
-            run.pk, popper(to_restore), lambda lsn: lesson_restore(account=account, lesson=lsn), restored, 200
-        ),
+        3: lambda: _racer(run.pk, popper(to_restore), restore, restored, 200),
     }
     assert in_threads(lambda i: workers[i](), len(workers)) == []
 
