@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
@@ -23,10 +23,22 @@ def with_session(env: dict[str, str], script: Callable[[ClientSession], Awaitabl
             await session.initialize()
             return await script(session)
 
-    # In a thread of its own: Playwright's sync API (tests/browser) keeps an event loop running in the main
-    # thread for the rest of the session, and anyio refuses to start a second one there.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(anyio.run, main).result()
+    # A thread of its own: the browser tests' Playwright leaves an event loop registered in the main thread,
+    # and anyio refuses to start a second one there.
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = anyio.run(main)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="mcp-client")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def result_of(call_result: Any) -> Any:
