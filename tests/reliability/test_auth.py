@@ -116,6 +116,34 @@ def test_tokens_are_stored_hashed_never_raw(account, user) -> None:  # noqa: ANN
         assert columns_holding(raw[3:]) == []
 
 
+def test_a_token_made_on_the_settings_page_is_never_in_the_database_raw_not_even_in_a_session(
+    logged_in: Client,
+    account,  # noqa: ANN001
+) -> None:
+    import re
+
+    from django.contrib.sessions.models import Session
+
+    created = logged_in.post("/settings/tokens/", {"name": "laptop", "owner": "personal"})
+    assert created.status_code == 302
+    sessions = " ".join(str(s.get_decoded()) for s in Session.objects.all())
+    html = logged_in.get(created["Location"]).content.decode()
+    raw = re.search(r"LOREKIT_TOKEN=(lk_[\w-]+)", html)
+    assert raw, "the new token is shown once, right after it is made"
+    sessions += " ".join(str(s.get_decoded()) for s in Session.objects.all())
+    assert raw.group(1) not in sessions and columns_holding(raw.group(1)) == []
+    assert raw.group(1) not in logged_in.get("/settings/tokens/").content.decode()  # and only once
+
+
+def test_a_new_token_is_shown_only_to_the_user_who_made_it(logged_in: Client, account, intruder) -> None:  # noqa: ANN001
+    from lore.models import Membership
+
+    Membership.objects.create(user=intruder, account=account)
+    created = logged_in.post("/settings/tokens/", {"name": "laptop", "owner": "personal"})
+    logged_in.force_login(intruder)  # someone else signs in on the same browser before the page is shown
+    assert "LOREKIT_TOKEN=lk_" not in logged_in.get(created["Location"]).content.decode()
+
+
 def test_a_revoked_token_stops_working_at_once(account) -> None:  # noqa: ANN001
     token, raw = token_create(account=account, name="laptop")
     client = Client()
