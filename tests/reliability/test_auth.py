@@ -235,3 +235,17 @@ def test_check_deploy_is_clean_with_the_production_example_env() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
+
+
+# ---------------------------------------------------------------- redirects stay on the site
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/x", "javascript:alert(1)", "\\\\evil"]
+)
+def test_no_next_field_redirects_off_the_site(logged_in: Client, user, world: World, target: str) -> None:  # noqa: ANN001
+    sheet = logged_in.post(f"/explorer/lessons/{world.active.pk}/pin/", {"next": target})
+    assert sheet.status_code == 302 and sheet["Location"] == f"/explorer/lessons/{world.active.pk}/"
+    client = Client()
+    signed_in = client.post(f"/login/?next={target}", {"username": user.username, "password": "pw-for-tests"})
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/explorer/"
