@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from lore.conditions import Rule
-from lore.models import Account, Lesson
+from lore.models import Account, Lesson, LessonEvent
 from lore.scopes import scope_q
 
 
@@ -39,3 +39,17 @@ def candidates(account: Account, rule: Rule, *, now: datetime | None = None) -> 
 def candidate_predicate(rule: Rule, now: datetime) -> Q:
     """The candidate predicate, for repeating inside an UPDATE (the race guard of DESIGN.md §7)."""
     return Q(archived_at__isnull=True, protected=False) & rule_predicate(rule, now)
+
+
+def untouched_since(snapshot: datetime) -> Q:
+    """Lessons nobody rewrote or restored after `snapshot`: a run never overrides a decision made after
+    it read its candidates (seeds/004: eligibility is checked again when the archive happens)."""
+    restored_since = LessonEvent.objects.filter(
+        lesson_id=OuterRef("pk"), action=LessonEvent.Action.RESTORED, at__gt=snapshot
+    )
+    return Q(updated_at__lte=snapshot) & ~Q(Exists(restored_since))
+
+
+def archive_guard(rule: Rule, snapshot: datetime) -> Q:
+    """What each archive batch of a run repeats: still a candidate as of `snapshot`, and untouched since."""
+    return candidate_predicate(rule, snapshot) & untouched_since(snapshot)

@@ -466,7 +466,9 @@ def parse_dimension(dim: Dimension, raw_values: object, raw_mode: object) -> Dim
     if len(values) > MAX_FILTER_VALUES:
         raise ScopeError(f"{dim.name} holds more than {MAX_FILTER_VALUES} values", field=dim.name)
     if dim.value_prefix:
-        values = [v.removeprefix(dim.value_prefix) for v in values]
+        values = [v.removeprefix(dim.value_prefix).strip() for v in values]
+        if not all(values):  # a bare "#" would otherwise filter on "no pull request" and match every lesson
+            raise ScopeError(f"{dim.name} holds an empty value", field=dim.name)
     mode = dim.default_mode if raw_mode in (None, "") else str(raw_mode).strip().lower()
     if mode not in dim.modes:
         raise ScopeError(f"{dim.mode_param} must be one of {', '.join(dim.modes)}", field=dim.mode_param)

@@ -14,7 +14,8 @@ from django.db.models import Q
 SEP = "::"
 GLOBAL = "global"
 MAX_VALUE_LENGTH = 512
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Control characters, and lone surrogates (valid in a Python str, unencodable in UTF-8: the database refuses them).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 _SEGMENT = re.compile(r"^[a-z0-9][a-z0-9._\-]*$")
 
 
@@ -84,7 +85,7 @@ def validate_key(raw: str | None) -> str:
     if len(key) > MAX_VALUE_LENGTH:
         raise ScopeError(f"key is longer than {MAX_VALUE_LENGTH} characters", field="key")
     if _CONTROL.search(key):
-        raise ScopeError("key contains control characters", field="key")
+        raise ScopeError("key contains control characters or unencodable text", field="key")
     if SEP in key:
         raise ScopeError("key may not contain '::'", field="key")
     return key
@@ -141,5 +142,5 @@ def validate_dimension_value(raw: object, field: str) -> str:
     if len(value) > MAX_VALUE_LENGTH:
         raise ScopeError(f"{field} value is longer than {MAX_VALUE_LENGTH} characters", field=field)
     if _CONTROL.search(value):
-        raise ScopeError(f"{field} value contains control characters", field=field)
+        raise ScopeError(f"{field} value contains control characters or unencodable text", field=field)
     return value

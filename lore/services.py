@@ -36,6 +36,14 @@ def tags_sync(account: Account, tags_by_lesson: Mapping[int, Sequence[str]]) -> 
     )
 
 
+def _locked_in_id_order(account: Account, lesson_ids: Iterable[int]) -> Q:
+    """`pk IN (those rows, locked in id order)`. Every statement that updates many lessons locks its rows
+    through this, so two of them (two list pages, a page and an archive batch) always take their row locks in
+    the same order and cannot deadlock, whatever plan PostgreSQL picks for each. One statement still."""
+    rows = Lesson.objects.filter(account=account, pk__in=list(lesson_ids)).order_by("pk")
+    return Q(pk__in=rows.select_for_update().values("pk"))
+
+
 def _event(lesson: Lesson, action: str, *, actor: str = "", detail: str = "", now: datetime) -> LessonEvent:
     return LessonEvent.objects.create(
         account_id=lesson.account_id, lesson=lesson, action=action, actor=actor, detail=detail, at=now
@@ -98,28 +106,29 @@ def lessons_deliver(
     *, account: Account, lesson_ids: Sequence[int], scope: str, surface: str, now: datetime | None = None
 ) -> None:
     """A page (or one lesson) handed to a reader: Delivered +1 for each, one UPDATE and one ReadEvent."""
-    if not lesson_ids:
+    ids = sorted(set(lesson_ids))
+    if not ids:
         return
     now = now or timezone.now()
     with transaction.atomic():
-        Lesson.objects.filter(account=account, pk__in=list(lesson_ids)).update(
+        Lesson.objects.filter(_locked_in_id_order(account, ids)).update(
             read_count=F("read_count") + 1, last_read_at=now
         )
-        ReadEvent.objects.create(
-            account=account, scope=scope, surface=surface, lesson_count=len(lesson_ids), at=now
-        )
+        ReadEvent.objects.create(account=account, scope=scope, surface=surface, lesson_count=len(ids), at=now)
 
 
 def lesson_open(*, account: Account, lesson: Lesson, surface: str, now: datetime | None = None) -> Lesson:
     """A deliberate agent fetch of one lesson: Delivered, Chosen and Last agent open move."""
     now = now or timezone.now()
     with transaction.atomic():
-        Lesson.objects.filter(account=account, pk=lesson.pk).update(
+        opened = Lesson.objects.filter(account=account, pk=lesson.pk).update(
             read_count=F("read_count") + 1,
             last_read_at=now,
             opened_count=F("opened_count") + 1,
             last_opened_at=now,
         )
+        if not opened:  # another account's lesson: nothing moves, nothing is recorded
+            raise Lesson.DoesNotExist(f"no lesson {lesson.pk} in account {account.pk}")
         ReadEvent.objects.create(account=account, scope=lesson.scope, surface=surface, lesson_count=1, at=now)
     lesson.refresh_from_db()
     return lesson
@@ -155,16 +164,18 @@ def lessons_archive(
     now = now or timezone.now()
     with transaction.atomic():
         updated = (
-            Lesson.objects.filter(account=account, pk__in=list(lesson_ids), archived_at__isnull=True)
+            Lesson.objects.filter(_locked_in_id_order(account, lesson_ids), archived_at__isnull=True)
             .filter(guard or Q())
             .update(archived_at=now, archived_by_run_id=run_id, archive_reason=reason[:200])
         )
         if not updated:
             return []
+        # This transaction holds the rows it archived (and, on SQLite, the write lock), so the rows of
+        # this batch stamped with this run and this instant are exactly the ones archived above.
         archived = list(
-            Lesson.objects.filter(account=account, pk__in=list(lesson_ids), archived_at=now).values_list(
-                "pk", flat=True
-            )
+            Lesson.objects.filter(
+                account=account, pk__in=list(lesson_ids), archived_at=now, archived_by_run_id=run_id
+            ).values_list("pk", flat=True)
         )
         LessonEvent.objects.bulk_create(
             [
@@ -197,7 +208,8 @@ def lessons_restore(
     total = 0
     while True:
         with transaction.atomic():
-            batch = list(qs.order_by("pk").values_list("pk", flat=True)[:2000])
+            # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
+            batch = list(qs.select_for_update().order_by("pk").values_list("pk", flat=True)[:2000])
             if not batch:
                 return total
             Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(
@@ -223,6 +235,7 @@ def lessons_restore(
 
 
 def lesson_restore(*, account: Account, lesson: Lesson, actor: str = "") -> Lesson:
+    """Restore one archived lesson (a no-op for an active one)."""
     lessons_restore(account=account, lesson_ids=[lesson.pk], actor=actor)
     lesson.refresh_from_db()
     return lesson

@@ -7,10 +7,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from lore.inputs import FieldError, LessonInput, parse_count, parse_timestamp
+from lore.inputs import (
+    UNSTORABLE,
+    FieldError,
+    LessonInput,
+    dimension_value,
+    parse_count,
+    parse_flag,
+    parse_timestamp,
+)
 from lore.models import Account, Lesson, LessonEvent
 from lore.services import tags_sync
 
@@ -40,6 +48,8 @@ EXPORT_FIELDS = (
 )
 _TIMESTAMPS = ("last_read_at", "last_opened_at", "created_at", "updated_at", "archived_at")
 IMPORT_BATCH = 500
+# Characters JSON leaves raw that str.splitlines() (and some NDJSON readers) treat as line breaks.
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -53,6 +63,14 @@ def lesson_as_dict(lesson: Lesson) -> dict[str, object]:
     return row
 
 
+def lesson_as_line(lesson: Lesson) -> str:
+    text = json.dumps(lesson_as_dict(lesson), ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in _LINE_BREAKS.items():
+        if char in text:
+            text = text.replace(char, escaped)
+    return text + "\n"
+
+
 def export_lines(account: Account, *, chunk: int = 2000) -> Iterator[str]:
     """One JSON line per lesson (archived ones included), in id order, streamed in keyset chunks."""
     last_pk = 0
@@ -61,7 +79,7 @@ def export_lines(account: Account, *, chunk: int = 2000) -> Iterator[str]:
         if not rows:
             return
         for lesson in rows:
-            yield json.dumps(lesson_as_dict(lesson), ensure_ascii=False, separators=(",", ":")) + "\n"
+            yield lesson_as_line(lesson)
         last_pk = rows[-1].pk
 
 
@@ -79,20 +97,31 @@ class ImportReport:
         return {"created": self.created, "updated": self.updated, "failed": self.failed}
 
 
-def _text(raw: object, limit: int) -> str:
-    """A free-text field of an import line; NUL is dropped (PostgreSQL cannot store it)."""
-    return str(raw or "").replace("\x00", "")[:limit]
+def _metadata(data: dict[str, object], name: str) -> str:
+    """A free-text field no reader filters on exactly: NUL and lone surrogates, which no database stores, are
+    dropped rather than failing the line."""
+    raw = data.get(name) or ""
+    if not isinstance(raw, str):
+        raise FieldError(name, "must be a string")
+    return UNSTORABLE.sub("", raw)
 
 
 def _lesson_from_line(account: Account, text: str) -> Lesson:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FieldError("line", f"not valid JSON ({exc.msg})") from exc
+        raise FieldError("line", f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(data, dict):
         raise FieldError("line", "must be a JSON object")
+    unknown = sorted(set(data) - set(EXPORT_FIELDS))
+    if unknown:
+        raise FieldError(unknown[0], "is not a lesson field")
     base = LessonInput.from_data(data)
     created_at = parse_timestamp(data, "created_at") or timezone.now()
+    archive_reason = _metadata(data, "archive_reason")
+    if len(archive_reason) > 200:
+        raise FieldError("archive_reason", "must be a string of at most 200 characters")
+    owner = _metadata(data, "owner")
     lesson = Lesson(
         account=account,
         scope=base.scope,
@@ -100,7 +129,7 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
         content=base.content,
         tags=base.tags,
         **base.dims,
-        owner=_text(data.get("owner"), 64) or "personal",
+        owner=dimension_value("owner", owner) if owner else "personal",
         seen_count=max(1, parse_count(data, "seen_count", 1)),
         read_count=parse_count(data, "read_count"),
         opened_count=parse_count(data, "opened_count"),
@@ -108,9 +137,9 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
         last_opened_at=parse_timestamp(data, "last_opened_at"),
         created_at=created_at,
         updated_at=parse_timestamp(data, "updated_at") or created_at,
-        protected=bool(data.get("protected", False)),
+        protected=parse_flag(data, "protected"),
         archived_at=parse_timestamp(data, "archived_at"),
-        archive_reason=_text(data.get("archive_reason"), 200),
+        archive_reason=archive_reason,
     )
     if lesson.opened_count > lesson.read_count:
         raise FieldError("opened_count", "cannot exceed read_count (opens are a subset of reads)")
@@ -118,50 +147,71 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
 
 
 def import_lines(
-    account: Account, lines: Iterable[str], *, actor: str = "", progress: object = None
+    account: Account, lines: Iterable[str | bytes], *, actor: str = "", progress: object = None
 ) -> ImportReport:
     """Upsert every valid line on (scope, key), keeping timestamps and counters. Bad lines are reported by
     number and skipped; good lines are committed in batches, so an interrupted import can simply be re-run."""
     report = ImportReport()
-    batch: list[Lesson] = []
+    batch: list[tuple[int, Lesson]] = []
     for number, raw in enumerate(lines, start=1):
         text = raw.strip() if isinstance(raw, str) else raw.decode("utf-8", "replace").strip()
         if not text:
             continue
         try:
-            batch.append(_lesson_from_line(account, text))
+            batch.append((number, _lesson_from_line(account, text)))
         except FieldError as exc:
             report.failed.append({"line": number, "field": exc.field, "message": exc.message})
         if len(batch) >= IMPORT_BATCH:
-            _import_batch(account, batch, report, actor)
+            _import_batch_or_lines(account, batch, report, actor)
             batch = []
             if callable(progress):
                 progress(report)
     if batch:
-        _import_batch(account, batch, report, actor)
+        _import_batch_or_lines(account, batch, report, actor)
     return report
+
+
+def _import_batch_or_lines(
+    account: Account, batch: list[tuple[int, Lesson]], report: ImportReport, actor: str
+) -> None:
+    """A batch in one transaction; if the database refuses it, line by line, so one bad line loses only itself."""
+    try:
+        _import_batch(account, [lesson for _, lesson in batch], report, actor)
+        return
+    except DatabaseError:
+        pass
+    for number, lesson in batch:
+        lesson.pk = None
+        try:
+            _import_batch(account, [lesson], report, actor)
+        except DatabaseError as exc:
+            message = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            report.failed.append(
+                {"line": number, "field": "line", "message": f"refused by the database: {message}"}
+            )
+
+
+UPDATED_FIELDS = [f for f in EXPORT_FIELDS if f not in ("scope", "key")] + ["archived_by_run"]
 
 
 @transaction.atomic
 def _import_batch(account: Account, batch: list[Lesson], report: ImportReport, actor: str) -> None:
     by_address = {(lesson.scope, lesson.key): lesson for lesson in batch}  # a later line wins
-    existing = {
-        (row.scope, row.key): row
-        for row in Lesson.objects.filter(
+    existing = dict(
+        ((scope, key), pk)
+        for scope, key, pk in Lesson.objects.filter(
             account=account, scope__in={s for s, _ in by_address}, key__in={k for _, k in by_address}
-        )
-    }
+        ).values_list("scope", "key", "pk")
+    )
     to_create = [lesson for address, lesson in by_address.items() if address not in existing]
     to_update = []
     for address, lesson in by_address.items():
         if address in existing:
-            lesson.pk = existing[address].pk
+            lesson.pk, lesson.archived_by_run = existing[address], None
             to_update.append(lesson)
     Lesson.objects.bulk_create(to_create, batch_size=IMPORT_BATCH)
     if to_update:
-        Lesson.objects.bulk_update(
-            to_update, [f for f in EXPORT_FIELDS if f not in ("scope", "key")], batch_size=200
-        )
+        Lesson.objects.bulk_update(to_update, UPDATED_FIELDS, batch_size=200)
     if not all(lesson.pk for lesson in to_create):  # backends without RETURNING: look the new ids up
         ids = dict(
             ((s, k), pk)

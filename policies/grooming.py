@@ -1,24 +1,48 @@
 """Preview and run (DESIGN.md §7): both resolve through `lore.candidates`, so a run archives exactly what a
-preview showed. Runs work in keyset batches; each batch is one UPDATE that repeats the candidate predicate."""
+preview showed. Runs work in keyset batches; each batch is one UPDATE that repeats the candidate predicate.
+
+Who is executing a run: on PostgreSQL the executing worker holds a session advisory lock on the run for as
+long as it works on it. PostgreSQL drops the lock when that worker's connection dies (SIGKILL, OOM, lost host),
+so "status is running but nobody holds the lock" means the worker is gone, and the run is marked `interrupted`
+the moment anyone looks (a redelivered task, the next run_start). Without advisory locks (SQLite) a run is
+presumed dead after STALE_AFTER without a heartbeat. Either way a run that is no longer `running` stops at its
+next batch: every batch commits together with the run's counters, only while the run is still `running`.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
-from lore.candidates import candidate_predicate, candidates
+from lore.candidates import archive_guard, candidates
 from lore.conditions import DimFilter, Rule, RuleError, canonical_conditions
 from lore.models import Account
 from lore.services import lessons_archive, lessons_restore
 from policies.models import PolicyRun, RetentionPolicy
 
 log = logging.getLogger(__name__)
-STALE_AFTER = timedelta(minutes=10)
+Status = PolicyRun.Status
+STALE_AFTER = timedelta(
+    minutes=10
+)  # without advisory locks: no heartbeat for this long means the worker died
+PENDING_STALE_AFTER = timedelta(
+    hours=1
+)  # a run whose task never started (lost message) stops blocking its policy
+ACTIVE = (Status.PENDING, Status.RUNNING)
+_LOCK_CLASS = 0x4C6F7265  # "Lore": the first key of the two-key advisory lock, the run id is the second
+_locks_held: set[int] = set()  # runs this process is executing (advisory locks are re-entrant per session)
+
+
+class RunNoLongerRunning(Exception):
+    """The run was marked interrupted while this worker was still on it: stop, keep the batch rolled back."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +71,12 @@ def preview(
 ) -> Preview:
     """What a run of `rule` would archive now. Changes nothing."""
     rule_validate_for_policy(rule)
-    qs = candidates(account, rule, now=now).order_by("scope", "key")
-    count = qs.count()
+    qs = candidates(account, rule, now=now or timezone.now()).order_by("scope", "key")
     rows = qs.values("scope", "key")
-    if keys_limit is not None:
-        rows = rows[:keys_limit]
-    return Preview(count=count, keys=[{"scope": r["scope"], "key": r["key"]} for r in rows])
+    if keys_limit is None:
+        keys = [{"scope": r["scope"], "key": r["key"]} for r in rows]
+        return Preview(count=len(keys), keys=keys)
+    return Preview(count=qs.count(), keys=[{"scope": r["scope"], "key": r["key"]} for r in rows[:keys_limit]])
 
 
 def rule_snapshot(rule: Rule) -> dict:
@@ -73,12 +97,72 @@ def rule_from_snapshot(snapshot: dict) -> Rule:
     )
 
 
+# ---------------------------------------------------------------- who is executing a run
+
+
+def _advisory_locks() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def run_lock_try(run_id: int) -> bool:
+    """Take the run's execution lock (PostgreSQL: a session advisory lock). Always True elsewhere."""
+    if not _advisory_locks():
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_CLASS, run_id % 2**31])
+        return bool(cursor.fetchone()[0])
+
+
+def run_lock_release(run_id: int) -> None:
+    if _advisory_locks():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_CLASS, run_id % 2**31])
+
+
+def _interrupt(run_ids: Iterable[int], *, now: datetime, error: str, **extra: object) -> int:
+    """Mark runs interrupted, but only those still in the state the caller saw (never a finished run)."""
+    return PolicyRun.objects.filter(pk__in=list(run_ids), **extra).update(
+        status=Status.INTERRUPTED, finished_at=now, error=error
+    )
+
+
+def _interrupt_if_abandoned(run_id: int, now: datetime) -> int:
+    if run_id in _locks_held:
+        return 0
+    if not _advisory_locks():
+        return _interrupt(
+            [run_id],
+            now=now,
+            error="the worker stopped mid-run (no heartbeat)",
+            status=Status.RUNNING,
+            heartbeat_at__lt=now - STALE_AFTER,
+        )
+    if not run_lock_try(run_id):
+        return 0  # a live worker holds it
+    try:
+        return _interrupt([run_id], now=now, error="the worker stopped mid-run", status=Status.RUNNING)
+    finally:
+        run_lock_release(run_id)
+
+
 def runs_mark_stale(*, now: datetime | None = None) -> int:
-    """Runs whose worker died (no heartbeat for STALE_AFTER) become `interrupted`; the next run completes them."""
+    """Runs whose worker died become `interrupted` (the next run completes the job); so do runs whose task
+    never started within PENDING_STALE_AFTER, so that a lost message cannot block a policy forever."""
     now = now or timezone.now()
-    return PolicyRun.objects.filter(
-        status=PolicyRun.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
-    ).update(status=PolicyRun.Status.INTERRUPTED, finished_at=now, error="the worker stopped mid-run")
+    marked = _interrupt(
+        PolicyRun.objects.filter(status=Status.PENDING, created_at__lt=now - PENDING_STALE_AFTER).values_list(
+            "pk", flat=True
+        ),
+        now=now,
+        error="the run's task never started",
+        status=Status.PENDING,
+    )
+    for run_id in PolicyRun.objects.filter(status=Status.RUNNING).values_list("pk", flat=True):
+        marked += _interrupt_if_abandoned(run_id, now)
+    return marked
+
+
+# ---------------------------------------------------------------- starting a run
 
 
 def run_start(
@@ -88,16 +172,24 @@ def run_start(
     policy: RetentionPolicy | None = None,
     trigger: str,
     actor: str = "",
+    once_since: datetime | None = None,
 ) -> PolicyRun | None:
-    """Record a pending run of a policy (or an ad-hoc rule). None when that policy already has a run going."""
+    """Record a pending run of a policy (or an ad-hoc rule). None when that policy already has a run going, or
+    (with `once_since`, the nightly sweep's tick) already had a run of this trigger since then that did not die."""
     runs_mark_stale()
     with transaction.atomic():
         if policy is not None:
+            # The policy row lock serialises concurrent starts of one policy: at most one active run each.
             policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk, account=account)
-            active = PolicyRun.objects.filter(
-                policy=policy, status__in=[PolicyRun.Status.PENDING, PolicyRun.Status.RUNNING]
-            )
-            if active.exists():
+            runs = PolicyRun.objects.filter(policy=policy)
+            if runs.filter(status__in=ACTIVE).exists():
+                return None
+            if (
+                once_since is not None
+                and runs.filter(trigger=trigger, created_at__gte=once_since)
+                .exclude(status=Status.INTERRUPTED)
+                .exists()
+            ):
                 return None
             rule = policy.rule
         assert rule is not None
@@ -112,63 +204,128 @@ def run_start(
         )
 
 
-def run_execute(run_id: int, *, batch_size: int | None = None) -> PolicyRun:
-    """Archive the run's candidates in keyset batches. Idempotent: what is archived is no longer a candidate."""
-    batch_size = batch_size or settings.LORE_ARCHIVE_BATCH_SIZE
+def nightly_runs_start(*, since: datetime | None) -> list[PolicyRun]:
+    """Start a run of every auto + enabled policy, once per sweep tick. One bad policy does not stop the rest."""
+    started = []
+    policies = RetentionPolicy.objects.filter(mode=RetentionPolicy.Mode.AUTO, enabled=True).select_related(
+        "account"
+    )
+    for policy in policies.order_by("pk"):
+        try:
+            run = run_start(
+                account=policy.account, policy=policy, trigger=PolicyRun.Trigger.NIGHTLY, once_since=since
+            )
+        except Exception:
+            log.exception("nightly sweep: could not start policy %s", policy.pk)
+            continue
+        if run is not None:
+            started.append(run)
+    return started
+
+
+# ---------------------------------------------------------------- executing a run
+
+
+def _lock_for_execution(run_id: int) -> bool:
+    """The run's execution lock. A redelivered task may arrive while PostgreSQL is still tearing down the dead
+    worker's session, so a run left `running` gets a few short retries before we conclude someone is alive."""
+    for attempt in range(20):
+        if run_lock_try(run_id):
+            _locks_held.add(run_id)
+            return True
+        if PolicyRun.objects.filter(pk=run_id, status=Status.RUNNING).exists() and attempt < 19:
+            time.sleep(0.1)
+            continue
+        return False
+    return False
+
+
+def _run_claim(run_id: int) -> PolicyRun | None:
+    """PENDING → RUNNING, or None. A run found RUNNING while we hold its lock was abandoned by a dead worker."""
     with transaction.atomic():
         run = PolicyRun.objects.select_for_update().get(pk=run_id)
-        if run.status not in (PolicyRun.Status.PENDING,):
-            if run.status == PolicyRun.Status.RUNNING:
-                # A redelivered task whose first worker died: mark it and let a fresh run finish the job.
-                PolicyRun.objects.filter(pk=run.pk).update(
-                    status=PolicyRun.Status.INTERRUPTED,
-                    finished_at=timezone.now(),
-                    error="the worker stopped mid-run",
-                )
-            return run
         now = timezone.now()
-        run.status, run.started_at, run.heartbeat_at = PolicyRun.Status.RUNNING, now, now
+        if run.status == Status.RUNNING:
+            _interrupt([run.pk], now=now, error="the worker stopped mid-run", status=Status.RUNNING)
+            return None
+        if run.status != Status.PENDING:
+            return None
+        run.status, run.started_at, run.heartbeat_at = Status.RUNNING, now, now
         run.save(update_fields=["status", "started_at", "heartbeat_at"])
-    rule = rule_from_snapshot(run.rule_snapshot)
-    account = run.account
+        return run
+
+
+def run_execute(
+    run_id: int, *, batch_size: int | None = None, on_batch: Callable[[PolicyRun], None] | None = None
+) -> PolicyRun:
+    """Archive the run's candidates in keyset batches. Idempotent: what is archived is no longer a candidate,
+    a run already finished is left alone, and a duplicate delivery of a run in progress does nothing."""
+    if not _lock_for_execution(run_id):
+        return PolicyRun.objects.get(pk=run_id)
     try:
-        pending = candidates(account, rule, now=now)
+        run = _run_claim(run_id)
+        if run is not None:
+            _run_archive(run, batch_size or settings.LORE_ARCHIVE_BATCH_SIZE, on_batch)
+    finally:
+        _locks_held.discard(run_id)
+        run_lock_release(run_id)
+    return PolicyRun.objects.get(pk=run_id)
+
+
+def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun], None] | None) -> None:
+    snapshot = run.started_at
+    assert snapshot is not None
+    reason = f"policy “{run.policy_name}”" if run.policy_name else "ad-hoc groom run"
+    try:
+        rule = rule_from_snapshot(run.rule_snapshot)
+        pending = candidates(run.account, rule, now=snapshot)
+        guard = archive_guard(rule, snapshot)
         run.matched = pending.count()
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
-        guard = candidate_predicate(rule, now)
-        reason = f"policy “{run.policy_name}”" if run.policy_name else "ad-hoc groom run"
         last_pk = 0
-        while True:
-            batch = list(
-                pending.filter(pk__gt=last_pk).order_by("pk").values_list("pk", flat=True)[:batch_size]
-            )
-            if not batch:
-                break
+        while batch := list(
+            pending.filter(pk__gt=last_pk).order_by("pk").values_list("pk", flat=True)[:batch_size]
+        ):
             last_pk = batch[-1]
-            archived = lessons_archive(
-                account=account,
-                lesson_ids=batch,
-                guard=guard,
-                run_id=run.pk,
-                reason=reason,
-                actor=run.created_by or run.trigger,
-                now=timezone.now(),
-            )
-            run.archived += len(archived)
-            PolicyRun.objects.filter(pk=run.pk).update(archived=run.archived, heartbeat_at=timezone.now())
+            run.archived += _archive_batch(run, batch, guard=guard, reason=reason)
+            if on_batch is not None:
+                on_batch(run)
+    except RunNoLongerRunning:
+        log.warning("run %s was marked interrupted while this worker was on it; stopped", run.pk)
+        return
     except Exception as exc:
         log.exception("run %s failed", run.pk)
-        PolicyRun.objects.filter(pk=run.pk).update(
-            status=PolicyRun.Status.FAILED, finished_at=timezone.now(), error=str(exc)[:2000]
+        PolicyRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+            status=Status.FAILED, finished_at=timezone.now(), error=str(exc)[:2000]
         )
         raise
-    PolicyRun.objects.filter(pk=run.pk).update(status=PolicyRun.Status.DONE, finished_at=timezone.now())
-    run.refresh_from_db()
-    return run
+    PolicyRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+        status=Status.DONE, finished_at=timezone.now()
+    )
+
+
+def _archive_batch(run: PolicyRun, batch: list[int], *, guard: Q, reason: str) -> int:
+    """One batch and the run's counters, committed together (a kill leaves both or neither)."""
+    with transaction.atomic():
+        archived = lessons_archive(
+            account=run.account,
+            lesson_ids=batch,
+            guard=guard,
+            run_id=run.pk,
+            reason=reason,
+            actor=run.created_by or run.trigger,
+            now=timezone.now(),
+        )
+        still_running = PolicyRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+            archived=F("archived") + len(archived), heartbeat_at=timezone.now()
+        )
+        if not still_running:
+            raise RunNoLongerRunning(run.pk)
+    return len(archived)
 
 
 def run_undo(run: PolicyRun, *, actor: str = "") -> int:
     """Restore every lesson this run archived (that is still archived by it)."""
     restored = lessons_restore(account=run.account, run_id=run.pk, actor=actor)
-    PolicyRun.objects.filter(pk=run.pk).update(restored=run.restored + restored)
+    PolicyRun.objects.filter(pk=run.pk).update(restored=F("restored") + restored)
     return restored

@@ -46,7 +46,12 @@ class Command(BaseCommand):
         if opts["if_empty"] and existing:
             self.stdout.write(f"{account.name}: already holds {existing:,} lessons; left as it is.")
             return
-        if opts["reset"] and existing:
+        if existing and not opts["reset"]:
+            raise CommandError(
+                f"{account.name} already holds {existing:,} lessons: pass --reset to replace them "
+                "(or --if-empty to leave them)"
+            )
+        if existing:
             Lesson.objects.filter(account=account).delete()
         started = time.monotonic()
 

@@ -1,0 +1,123 @@
+"""The race of seeds/004 on PostgreSQL, with real connections: eligibility is checked again when the archive
+happens, so a lesson protected, restored or rewritten after the run read its candidates is not archived."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+
+from lore.candidates import archive_guard
+from lore.conditions import Rule
+from lore.inputs import LessonInput
+from lore.models import Account, Lesson
+from lore.services import lesson_protect, lesson_restore, lesson_write, lessons_archive
+from policies import grooming
+from policies.models import PolicyRun
+from tests.factories import AccountFactory, LessonFactory
+from tests.services import require_postgres
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+RULE = Rule(scope="repo::acme/app", conditions={"max_opened_count": 0})
+
+
+def in_thread(work: Callable[[], object]) -> threading.Thread:
+    """Run `work` on its own database connection (a second client), closing it afterwards."""
+
+    def body() -> None:
+        try:
+            work()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    return thread
+
+
+def wait_until_blocked_on_a_lock(timeout: float = 30.0) -> None:
+    """Until some other backend of this database waits on a row lock (the archive UPDATE behind a writer)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND query LIKE 'UPDATE%%lore_lesson%%'"
+            )
+            if cursor.fetchone()[0]:
+                return
+        time.sleep(0.02)
+    raise AssertionError("the archive UPDATE never waited for the row lock")
+
+
+@pytest.fixture
+def account() -> Account:
+    require_postgres()
+    return AccountFactory(name="race")
+
+
+def test_a_lesson_protected_while_its_batch_waits_is_not_archived(account: Account) -> None:
+    """The writer holds the row when the archive UPDATE arrives; PostgreSQL re-checks the guard after it commits."""
+    target, bystander = LessonFactory(account=account), LessonFactory(account=account)
+    guard = archive_guard(RULE, timezone.now())
+    protected, release = threading.Event(), threading.Event()
+    result: dict[str, list[int]] = {}
+
+    def protect_and_hold() -> None:
+        with transaction.atomic():
+            lesson_protect(account=account, lesson=Lesson.objects.get(pk=target.pk))
+            protected.set()
+            release.wait(30)
+
+    def archive() -> None:
+        result["archived"] = lessons_archive(
+            account=account, lesson_ids=[target.pk, bystander.pk], guard=guard, run_id=None
+        )
+
+    writer = in_thread(protect_and_hold)
+    assert protected.wait(30)
+    archiver = in_thread(archive)
+    wait_until_blocked_on_a_lock()
+    release.set()
+    writer.join(30)
+    archiver.join(30)
+    assert result["archived"] == [bystander.pk]
+    target.refresh_from_db()
+    assert target.protected and target.archived_at is None
+
+
+@pytest.mark.parametrize("change", ["protect", "restore", "rewrite"])
+def test_a_lesson_changed_by_another_client_between_batches_is_not_archived(
+    account: Account, change: str
+) -> None:
+    lessons = [LessonFactory(account=account, key=f"k{i:02d}") for i in range(6)]
+    target = lessons[3]
+    if change == "restore":  # archived by hand before the run started, so not among its candidates then
+        lessons_archive(account=account, lesson_ids=[target.pk], reason="by hand")
+
+    def other_client() -> None:
+        lesson = Lesson.objects.get(pk=target.pk)
+        if change == "protect":
+            lesson_protect(account=account, lesson=lesson)
+        elif change == "restore":
+            lesson_restore(account=account, lesson=lesson)
+        else:
+            data = LessonInput.from_data({"scope": lesson.scope, "key": lesson.key, "content": "rewritten"})
+            lesson_write(account=account, data=data)
+
+    def between_batches(run: PolicyRun) -> None:
+        if run.archived == 1:
+            in_thread(other_client).join(30)
+
+    run = grooming.run_start(account=account, rule=RULE, trigger=PolicyRun.Trigger.MANUAL)
+    run = grooming.run_execute(run.pk, batch_size=1, on_batch=between_batches)
+    target.refresh_from_db()
+    assert target.archived_at is None
+    expected = {lesson.pk for lesson in lessons} - {target.pk}
+    assert set(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True)) == expected
+    assert (run.status, run.archived) == ("done", 5)
