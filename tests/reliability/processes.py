@@ -1,5 +1,5 @@
-"""Real processes for the crash tests: a Celery worker and a web server on the test database, killed with
-SIGKILL (no cleanup handlers run, exactly as with an OOM kill or a lost host)."""
+"""Real processes for the crash tests: a web server on the test database, killed with SIGKILL (no cleanup
+handlers run, exactly as with an OOM kill or a lost host)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,9 @@ from pathlib import Path
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_DB = os.environ.get("LORE_TEST_REDIS_DB", "9")
-BROKER_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 
 
-def test_database_url() -> str:
+def database_url_of_this_test() -> str:
     """The DATABASE_URL of the database this test is using (pytest-django's test_… database)."""
     s = connection.settings_dict
     user = s.get("USER") or "postgres"
@@ -30,9 +28,8 @@ def test_database_url() -> str:
 def process_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LOREKIT_", "CELERY_"))}
     env.update(
-        DATABASE_URL=test_database_url(),
-        CELERY_BROKER_URL=BROKER_URL,
-        CELERY_TASK_ALWAYS_EAGER="0",
+        DATABASE_URL=database_url_of_this_test(),
+        CELERY_TASK_ALWAYS_EAGER="1",
         DEBUG="0",
         PYTHONUNBUFFERED="1",
         **extra,
@@ -55,26 +52,6 @@ def kill(process: subprocess.Popen[bytes]) -> None:
     except ProcessLookupError:
         pass
     process.wait(timeout=30)
-
-
-def celery_worker(queue: str, log: Path, **extra_env: str) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "--pool=solo",
-        "--loglevel=INFO",
-        "--without-gossip",
-        "--without-mingle",
-        "-Q",
-        queue,
-        "-n",
-        f"{queue}@%h",
-    ]
-    return start(command, process_env(**extra_env), log)
 
 
 def free_port() -> int:

@@ -1,16 +1,16 @@
 """Crashes, with real processes killed by SIGKILL on the test PostgreSQL database.
 
-- A Celery worker killed in the middle of a large run: every lesson is archived completely or untouched, the run
-  is marked interrupted, and the next run (on a fresh worker) completes the job.
 - The web server killed in the middle of a large `lorekit import`: the lines committed are intact (whole
   batches), and re-running the same import completes it without a duplicate.
+- A Celery worker killed in the middle of a large run (every lesson archived completely or untouched, the run
+  marked interrupted, the next run completes it) is tests/policies/test_tasks_worker.py, with the real worker
+  harness of the engine tests.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import uuid
 from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,15 +21,12 @@ from django.utils import timezone
 from lore.accounts import token_create
 from lore.models import Account, Lesson, LessonEvent
 from lore.transfer import IMPORT_BATCH, lesson_as_dict
-from policies import grooming
-from policies.models import PolicyRun, RetentionPolicy
 from tests.factories import AccountFactory
 from tests.lorekit.conftest import lorekit_command
 from tests.reliability import processes
-from tests.reliability.conftest import assert_archived_completely
-from tests.services import require_postgres, require_redis
+from tests.services import require_postgres
 
-pytestmark = [pytest.mark.postgres, pytest.mark.celery, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 SCOPE = "repo::acme/app"
 OLD = timezone.now() - timedelta(days=400)
@@ -38,106 +35,6 @@ OLD = timezone.now() - timedelta(days=400)
 @pytest.fixture(autouse=True)
 def _real_services() -> None:
     require_postgres()
-    require_redis()
-
-
-# ---------------------------------------------------------------- a Celery worker killed mid-run
-
-
-def store(account: Account, count: int) -> None:
-    """`count` old lessons a policy catches, with protected and young ones among them that it must leave."""
-    now = timezone.now()
-    Lesson.objects.bulk_create(
-        [
-            Lesson(
-                account=account,
-                scope=SCOPE,
-                key=f"k{i:05d}",
-                content=f"lesson {i}",
-                created_at=now if i % 10 == 1 else OLD,
-                updated_at=OLD,
-                protected=i % 10 == 2,
-                read_count=i,
-            )
-            for i in range(count)
-        ],
-        batch_size=2000,
-    )
-
-
-def enqueue(run_id: int, queue: str) -> None:
-    """Send execute_run to the real broker (the test process itself runs tasks eagerly)."""
-    from config.celery import app
-
-    with app.connection_for_write(processes.BROKER_URL) as conn, conn.Producer() as producer:
-        app.send_task("policies.tasks.execute_run", args=[run_id], queue=queue, producer=producer)
-
-
-def rows(account: Account) -> dict[int, dict[str, Any]]:
-    return {row["id"]: row for row in Lesson.objects.filter(account=account).values()}
-
-
-def test_a_worker_killed_mid_run_leaves_every_lesson_archived_or_untouched_and_the_next_run_completes_it(
-    tmp_path: Path,
-) -> None:
-    account = AccountFactory(name="crash")
-    store(account, 6000)
-    before = rows(account)
-    policy = RetentionPolicy.objects.create(account=account, name="old", scope=SCOPE, min_age_days=30)
-    run = grooming.run_start(account=account, policy=policy, trigger=PolicyRun.Trigger.NIGHTLY)
-    assert run is not None
-    queue = f"rel-crash-{uuid.uuid4().hex[:8]}"
-    worker = processes.celery_worker(queue, tmp_path / "worker.log", LORE_ARCHIVE_BATCH_SIZE="20")
-    try:
-        enqueue(run.pk, queue)
-        processes.wait_until(
-            lambda: PolicyRun.objects.get(pk=run.pk).archived >= 300,
-            "the run to be well under way",
-            process=worker,
-        )
-    finally:
-        processes.kill(worker)
-
-    run.refresh_from_db()
-    assert run.status == PolicyRun.Status.RUNNING and 0 < run.archived < run.matched, (
-        run.archived,
-        run.matched,
-    )
-    after = rows(account)
-    for pk, row in after.items():
-        if row["archived_by_run_id"] is None:
-            assert row == before[pk]  # untouched, to the last counter and timestamp
-    assert_archived_completely(account, run)
-
-    # The worker's PostgreSQL session is gone, so whoever looks next marks the run interrupted.
-    processes.wait_until(
-        lambda: grooming.runs_mark_stale() > 0 or _status(run) != "running", "the stale mark"
-    )
-    assert _status(run) == PolicyRun.Status.INTERRUPTED
-
-    rerun = grooming.run_start(account=account, policy=policy, trigger=PolicyRun.Trigger.NIGHTLY)
-    assert rerun is not None
-    worker = processes.celery_worker(queue, tmp_path / "worker2.log", LORE_ARCHIVE_BATCH_SIZE="500")
-    try:
-        enqueue(rerun.pk, queue)
-        processes.wait_until(
-            lambda: _status(rerun) not in ("pending", "running"), "the next run", process=worker
-        )
-    finally:
-        processes.kill(worker)
-    rerun.refresh_from_db()
-    run.refresh_from_db()
-    assert rerun.status == PolicyRun.Status.DONE, rerun.error
-    assert run.archived + rerun.archived == run.matched and rerun.archived == rerun.matched
-    assert_archived_completely(account, run)
-    assert_archived_completely(account, rerun)
-    archived = Lesson.objects.filter(account=account, archived_at__isnull=False)
-    assert archived.count() == run.matched
-    assert not archived.filter(protected=True).exists() and not archived.filter(created_at__gt=OLD).exists()
-
-
-def _status(run: PolicyRun) -> str:
-    return PolicyRun.objects.get(pk=run.pk).status
 
 
 # ---------------------------------------------------------------- the web server killed mid-import
