@@ -530,7 +530,9 @@ def value_counts(
         field_name = dim.field
     if typed:
         qs = qs.filter(**{f"{field_name}__icontains": typed.removeprefix(dim.value_prefix)})
-    rows = qs.annotate(n=Count("pk")).order_by("-n", field_name)[:limit]
+    # COUNT(account_id), never NULL, rather than COUNT(id): every lesson index carries the account but not the id,
+    # so the count can be an index-only scan (lesson_page_counts, lesson_active_facts; bench/EXPLAIN.md).
+    rows = qs.annotate(n=Count("account")).order_by("-n", field_name)[:limit]
     return [(str(value), int(n)) for value, n in rows]
 
 

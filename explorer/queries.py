@@ -156,7 +156,7 @@ def _pairs(base: QuerySet[Lesson], rows_dim: Dimension, cols_dim: Dimension) -> 
         if rows_dim.is_tags:
             return [(str(t), str(o), int(n)) for t, o, n in tagged]
         return [(str(o), str(t), int(n)) for t, o, n in tagged]
-    grouped = base.values_list(rows_dim.field, cols_dim.field).annotate(n=Count("pk")).order_by()
+    grouped = base.values_list(rows_dim.field, cols_dim.field).annotate(n=Count("account")).order_by()
     return [(str(r), str(c), int(n)) for r, c, n in grouped]
 
 
@@ -273,7 +273,7 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     return cards, _matrix_of(state, rule, rows_dim, cols_dim, pairs)
 
 
-# A loose index scan over lesson_scope (account, scope): one index probe per distinct scope instead of reading
+# A loose index scan over lesson_unique_address (account, scope, key): one index probe per distinct scope instead of reading
 # every lesson, so the scope picker costs the same with a thousand lessons or a million.
 _SCOPES_SKIP_SCAN = """
 WITH RECURSIVE found(scope) AS (

@@ -76,7 +76,8 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
 
 def text_search_q(q: str) -> Q:
     """Every word must appear in the key or the content: full-text search (prefix match, GIN index
-    `lesson_search` of explorer/migrations/0001) on PostgreSQL, case-insensitive containment elsewhere."""
+    `lesson_search` of explorer/migrations, over active lessons) on PostgreSQL, case-insensitive containment
+    elsewhere."""
     if connection.vendor == "postgresql":
         words = re.findall(r"\w+", q)[:10]
         if not words:

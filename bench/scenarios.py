@@ -1,0 +1,309 @@
+"""What the bench measures: one Scenario per request (or in-process call), built against the loaded store.
+
+A scenario whose URL does not resolve yet (a page or endpoint another branch is still building) is left out of
+the run and listed as "not available", so the harness works on every state of `main`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import HttpResponse
+from django.test import Client
+from django.urls import Resolver404, resolve
+
+from bench.store import Identities
+from lore.conditions import DimFilter, Rule
+from lore.models import Lesson
+from lore.selectors import lessons_filtered, lessons_page
+from lore.services import lessons_deliver
+from policies import grooming
+
+# The rule previewed and run: "old, never chosen, and of a noisy kind" — about 10% of the demo store.
+RULE_10PCT: dict[str, Any] = {
+    "scope": "global",
+    "unseen_days": 90,
+    "max_opened_count": 0,
+    "kind": ["bus", "todo", "decision"],
+}
+# The filtered view compared with the admin: 2 conditions + 2 dimension filters (about 1.3% of the store).
+FILTERED_CONDITIONS = {"min_age_days": 90, "max_opened_count": 0}
+FILTERED_DIMENSIONS = {"kind": "bus", "host": "claude-code"}
+# The filter added by "the htmx partial after a filter change": one more dimension on top of the filtered view.
+EXTRA_DIMENSION = {"trigger": "session-end"}
+
+
+@dataclass
+class Context:
+    ids: Identities
+    now: datetime
+    user: Client = field(init=False)
+    admin: Client = field(init=False)
+    token: Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.user = Client()
+        self.user.force_login(self.ids.user)
+        self.admin = Client()
+        self.admin.force_login(self.ids.admin)
+        self.token = Client(headers={"authorization": f"Bearer {self.ids.raw_token}"})
+
+    def client(self, who: str) -> Client:
+        return {"user": self.user, "admin": self.admin, "token": self.token}[who]
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    label: str
+    target: str | None = None
+    method: str = "GET"  # GET | POST | CALL
+    path: str = ""
+    body: dict[str, Any] | None = None
+    who: str = "user"  # user | admin | token
+    headers: dict[str, str] = field(default_factory=dict)
+    call: Callable[[Context], object] | None = None
+    compare_with: str | None = None  # the admin scenario this one is the counterpart of
+    expect: str = ""  # a string the response must contain (proves the page is the real one)
+
+    @property
+    def is_http(self) -> bool:
+        return self.method != "CALL"
+
+    @property
+    def group(self) -> str:
+        return self.name.split(".")[0]
+
+    def available(self) -> bool:
+        if not self.is_http:
+            return True
+        try:
+            resolve(self.path.split("?")[0])
+        except Resolver404:
+            return False
+        return True
+
+    def once(self, ctx: Context) -> object:
+        if self.call is not None:
+            return self.call(ctx)
+        client = ctx.client(self.who)
+        if self.method == "GET":
+            response = client.get(self.path, headers=self.headers)
+        else:
+            response = client.post(
+                self.path,
+                data=json.dumps(self.body or {}),
+                content_type="application/json",
+                headers=self.headers,
+            )
+        body = _content(response)
+        if response.status_code != 200:
+            raise BenchError(
+                f"{self.name}: {self.method} {self.path} → {response.status_code}: {body[:300]!r}"
+            )
+        if self.expect and self.expect.encode() not in body:
+            raise BenchError(f"{self.name}: {self.path} does not contain {self.expect!r}")
+        return response
+
+
+def _content(response: HttpResponse) -> bytes:
+    if getattr(response, "streaming", False):
+        return b"".join(response.streaming_content)  # type: ignore[attr-defined]
+    return response.content
+
+
+def _qs(params: dict[str, object]) -> str:
+    return urlencode({k: v for k, v in params.items() if v not in (None, "")})
+
+
+def _retention(conditions: dict[str, int]) -> str:
+    return ",".join(f"{k}:{v}" for k, v in conditions.items())
+
+
+def admin_params(now: datetime, conditions: dict[str, int], dimensions: dict[str, str]) -> dict[str, object]:
+    """The admin changelist's spelling of the same filtered view: list_filter lookups for the dimensions, plain
+    field lookups for the conditions, active and unprotected lessons only (what the Explorer lists)."""
+    params: dict[str, object] = {f"{name}__exact": value for name, value in dimensions.items()}
+    for name, value in conditions.items():
+        if name == "min_age_days":
+            params["created_at__lt"] = (now - timedelta(days=value)).isoformat()
+        elif name.startswith("max_"):
+            field_name = {"max_seen_count": "seen_count", "max_read_count": "read_count"}.get(
+                name, "opened_count"
+            )
+            params[f"{field_name}__lte"] = value
+        else:
+            raise ValueError(f"no admin spelling for {name}")
+    params["archived_at__isnull"] = "True"
+    if conditions:
+        params["protected__exact"] = "0"
+    return params
+
+
+def rule_10pct() -> Rule:
+    return Rule(
+        scope="global",
+        conditions={
+            "unseen_days": RULE_10PCT["unseen_days"],
+            "max_opened_count": RULE_10PCT["max_opened_count"],
+        },
+        dimensions={"kind": DimFilter(tuple(RULE_10PCT["kind"]), "in")},
+    )
+
+
+def _preview_in_process(ctx: Context) -> object:
+    return grooming.preview(ctx.ids.account, rule_10pct())
+
+
+def _read_bump_in_process(ctx: Context) -> object:
+    """What a 50-lesson list page does besides serialising: the keyset page, then the read bump."""
+    account = ctx.ids.account
+    page = lessons_page(lessons_filtered(account, Rule()), limit=50)
+    lessons_deliver(account=account, lesson_ids=[r.pk for r in page.rows], scope="global", surface="api")
+    return page
+
+
+def _newest_key(ctx: Context, conditions: dict[str, int], dimensions: dict[str, str]) -> str:
+    """The key the first row of a page listing this view must show (proves the page is the real one)."""
+    rule = Rule(
+        scope="global",
+        conditions=conditions,
+        dimensions={name: DimFilter((value,), "in") for name, value in dimensions.items()},
+    )
+    qs = lessons_filtered(ctx.ids.account, rule, include_protected=not conditions, now=ctx.now)
+    rows = lessons_page(qs, limit=1).rows
+    return rows[0].key if rows else ""
+
+
+def _admin_first_key(ctx: Context, params: dict[str, object]) -> str:
+    """The admin lists by descending id: the key of the first row of the changelist with these lookups."""
+    lookups = {k: (v == "True" if k.endswith("__isnull") else v) for k, v in params.items()}
+    first = Lesson.objects.filter(**lookups).order_by("-pk").first()
+    return first.key if first else ""
+
+
+def scenarios_build(ctx: Context) -> list[Scenario]:
+    """Every scenario of the bench, in report order (available or not)."""
+    now = ctx.now
+    dims = FILTERED_DIMENSIONS
+    filtered = {"retention": _retention(FILTERED_CONDITIONS), **dims}
+    narrowed = {**filtered, **EXTRA_DIMENSION}
+    admin_filtered = admin_params(now, FILTERED_CONDITIONS, dims)
+    admin_narrowed = admin_params(now, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION})
+    return [
+        Scenario(
+            "explorer.page",
+            "Explorer full page, unfiltered",
+            target="explorer_page",
+            path="/explorer/",
+            compare_with="admin.page",
+            expect=_newest_key(ctx, {}, {}),
+        ),
+        Scenario(
+            "explorer.page_filtered",
+            "Explorer full page, 2 conditions + 2 filters",
+            target="explorer_page",
+            path=f"/explorer/?{_qs(filtered)}",
+            compare_with="admin.page_filtered",
+            expect=_newest_key(ctx, FILTERED_CONDITIONS, dims),
+        ),
+        Scenario(
+            "explorer.partial",
+            "Explorer htmx swap after adding a filter (trigger) to the filtered view",
+            target="partial",
+            path=f"/explorer/?{_qs(narrowed)}",
+            headers={"HX-Request": "true", "HX-Current-URL": f"http://testserver/explorer/?{_qs(filtered)}"},
+            compare_with="admin.page_narrowed",
+            expect=_newest_key(ctx, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION}),
+        ),
+        Scenario(
+            "explorer.menu_counts",
+            "Filter menu: open the Host section of the filtered view (per-value counts)",
+            target="menu_counts",
+            path=f"/explorer/menu/?{_qs({**filtered, 'section': 'host'})}",
+            headers={"HX-Request": "true"},
+            expect="codex",
+        ),
+        Scenario(
+            "explorer.menu_counts_all",
+            "Filter menu: open the Kind section, unfiltered (counts over every lesson)",
+            target="menu_counts",
+            path="/explorer/menu/?section=kind",
+            headers={"HX-Request": "true"},
+            expect="decision",
+        ),
+        Scenario(
+            "admin.page",
+            "Admin changelist, unfiltered (facets on)",
+            who="admin",
+            path="/admin/lore/lesson/",
+            expect=_admin_first_key(ctx, {}),
+        ),
+        Scenario(
+            "admin.page_filtered",
+            "Admin changelist, same 2 conditions + 2 filters (facets on)",
+            who="admin",
+            path=f"/admin/lore/lesson/?{_qs(admin_filtered)}",
+            expect=_admin_first_key(ctx, admin_filtered),
+        ),
+        Scenario(
+            "admin.page_narrowed",
+            "Admin changelist after adding a filter (full page: the admin has no partial)",
+            who="admin",
+            path=f"/admin/lore/lesson/?{_qs(admin_narrowed)}",
+            expect=_admin_first_key(ctx, admin_narrowed),
+        ),
+        Scenario(
+            "api.preview",
+            "POST /api/v1/memories/groom/preview, ~10% rule",
+            target="preview",
+            method="POST",
+            path="/api/v1/memories/groom/preview",
+            body=RULE_10PCT,
+            who="token",
+        ),
+        Scenario(
+            "svc.preview",
+            "grooming.preview of the ~10% rule (in process, every key)",
+            target="preview",
+            method="CALL",
+            call=_preview_in_process,
+        ),
+        Scenario(
+            "api.page",
+            "GET /api/v1/memories?limit=50 (with its read bump)",
+            target="api_page",
+            path="/api/v1/memories?limit=50",
+            who="token",
+            expect=_newest_key(ctx, {}, {}),
+        ),
+        Scenario(
+            "svc.read_bump",
+            "lessons_page(50) + lessons_deliver (in process)",
+            target="api_page",
+            method="CALL",
+            call=_read_bump_in_process,
+        ),
+    ]
+
+
+def scenarios_select(all_scenarios: list[Scenario], only: list[str]) -> list[Scenario]:
+    """`--only explorer,admin.page` keeps scenarios whose name equals or starts with one of the words."""
+    if not only:
+        return all_scenarios
+    return [
+        s for s in all_scenarios if any(s.name == w or s.name.startswith(w.rstrip(".") + ".") for w in only)
+    ]
+
+
+def lessons_total(ctx: Context) -> int:
+    return Lesson.objects.filter(account=ctx.ids.account).count()

@@ -1,0 +1,104 @@
+"""One size of the bench, run inside a process whose Django database is that size's bench database."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from django.utils import timezone
+
+from bench.archive import archive_run_measure
+from bench.config import WARMUP, Size
+from bench.explain import explains_collect
+from bench.measure import Outcome, rounds_run
+from bench.scenarios import Context, scenarios_build, scenarios_select
+from bench.store import identities_ensure, store_ensure, store_shape, store_vacuum
+from bench.webproc import web_drive
+
+
+def _log(text: str, end: str = "\n") -> None:
+    print(text, end=end, file=sys.stderr, flush=True)
+
+
+def _wanted(part: str, only: list[str]) -> bool:
+    return not only or part in only
+
+
+def pairs_compare(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Ours vs the admin for each comparable view: how many times faster (admin time / our time)."""
+    by_name = {o.scenario.name: o for o in outcomes if o.ok}
+    pairs = []
+    for ours in by_name.values():
+        admin = by_name.get(ours.scenario.compare_with or "")
+        if admin is None:
+            continue
+        mine, theirs = ours.summary(), admin.summary()
+        pairs.append(
+            {
+                "ours": ours.scenario.name,
+                "admin": admin.scenario.name,
+                "ours_p95_ms": mine["p95_ms"],
+                "admin_p95_ms": theirs["p95_ms"],
+                "ratio_median": round(float(theirs["median_ms"]) / float(mine["median_ms"]), 2),  # type: ignore[arg-type]
+                "ratio_p95": round(float(theirs["p95_ms"]) / float(mine["p95_ms"]), 2),  # type: ignore[arg-type]
+            }
+        )
+    return pairs
+
+
+def bench_size(
+    size: Size,
+    *,
+    rounds: int,
+    only: list[str],
+    warmup: int = WARMUP,
+    web: bool = True,
+    web_requests: int = 300,
+    archive: bool = True,
+    explain: bool = False,
+) -> dict[str, Any]:
+    """Load (or reuse) the store, measure every available scenario, then the web process and a grooming run."""
+    _log(f"[{size.label}] store of {size.lessons:,} lessons")
+    account, loaded = store_ensure(size.lessons)
+    # Start from the store as autovacuum leaves it (a visibility map for index-only scans, fresh statistics),
+    # whatever ran against it before: quick when there is nothing to do.
+    store_vacuum()
+    ids = identities_ensure(account)
+    ctx = Context(ids=ids, now=timezone.now())
+    chosen = scenarios_select(scenarios_build(ctx), only)
+    available = [s for s in chosen if s.available()]
+    _log(
+        f"[{size.label}] {len(available)} scenarios, {rounds} interleaved rounds after {warmup} warm-up each"
+    )
+    started = time.monotonic()
+    outcomes = rounds_run(available, ctx, rounds=rounds, warmup=warmup, log=_log)
+    result: dict[str, Any] = {
+        "size": size.label,
+        "lessons": size.lessons,
+        "tier": size.tier,
+        "store_loaded_now": loaded,
+        "store": store_shape(account),
+        "rounds": rounds,
+        "warmup": warmup,
+        "rounds_seconds": round(time.monotonic() - started, 1),
+        "scenarios": {o.scenario.name: o.summary() for o in outcomes},
+        "not_available": [s.name for s in chosen if s not in available],
+        "pairs": pairs_compare(outcomes),
+    }
+    if explain:
+        _log(f"[{size.label}] EXPLAIN (ANALYZE, BUFFERS) of the slowest store queries")
+        result["explain"] = explains_collect(outcomes)
+    live = [o.scenario for o in outcomes if o.ok]
+    if web and live:
+        _log(f"[{size.label}] gunicorn, 1 worker: peak RSS")
+        ours = [s for s in live if s.group != "admin"]
+        admin = [s for s in live if s.group == "admin"]
+        result["web"] = {
+            "ours": web_drive(ours, ctx, requests=web_requests),
+            "admin": web_drive(admin, ctx, requests=max(len(admin), web_requests // 10)),
+        }
+    if archive and _wanted("archive", only):
+        _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
+        result["archive"] = archive_run_measure(ids)
+    return result

@@ -1,0 +1,73 @@
+"""The bench harness works end to end on a tiny store (one round, no timing assertions: numbers live in bench/)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.config import Size, size_parse
+from bench.report import BEGIN, END, report_write
+from bench.run import arguments
+from bench.store import store_ensure
+from bench.suite import bench_size
+from lore.models import Lesson
+from tests.services import using_postgres
+
+TINY = Size(label="500", lessons=500)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path) -> None:  # noqa: ANN001
+    account, loaded = store_ensure(TINY.lessons, log=False)
+    assert loaded and Lesson.objects.filter(account=account).count() == TINY.lessons
+
+    result = bench_size(TINY, rounds=1, only=[], warmup=1, web=False, archive=True, explain=using_postgres())
+
+    measured = {name: s for name, s in result["scenarios"].items() if "error" not in s}
+    assert {"admin.page", "admin.page_filtered", "svc.preview", "svc.read_bump"} <= set(measured)
+    assert all(s["n"] == 1 and s["queries"] >= 1 for s in measured.values())
+    assert result["archive"]["archived"] == result["archive"]["restored"] > 0
+    assert not Lesson.objects.filter(account=account, archived_by_run__isnull=False).exists()
+
+    paths = report_write(
+        {"started": "smoke", "command": "bench smoke", "machine": _machine(), "sizes": {TINY.label: result}},
+        directory=tmp_path,
+    )
+    assert json.loads(paths[0].read_text())["sizes"]["500"]["lessons"] == TINY.lessons
+    markdown = (tmp_path / "RESULTS.md").read_text()
+    assert BEGIN in markdown and END in markdown and "| preview of a ~10% rule, p95 |" in markdown
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_store_whose_count_matches_is_reused_not_reloaded() -> None:
+    store_ensure(50, log=False)
+    _, loaded = store_ensure(50, log=False)
+    assert not loaded
+
+
+def test_sizes_parse_with_k_and_m_suffixes() -> None:
+    assert size_parse("100k").lessons == 100_000
+    assert size_parse("1m").lessons == 1_000_000
+    assert size_parse("1m").database == "lore_bench_1m"
+    with pytest.raises(ValueError):
+        size_parse("lots")
+
+
+def test_the_command_line_takes_sizes_rounds_and_only() -> None:
+    args = arguments(["--sizes", "100k,1m", "--rounds", "3", "--only", "explorer,admin.page"])
+    assert [s.label for s in args.size_list] == ["100k", "1m"]
+    assert args.rounds == 3 and args.only_list == ["explorer", "admin.page"]
+
+
+def _machine() -> dict[str, object]:
+    return {
+        "nproc": 2,
+        "memory_gb": 1.0,
+        "cpu": "test",
+        "kernel": "test",
+        "python": "3",
+        "django": "5",
+        "postgres": {},
+        "commit": "test",
+    }
