@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -177,8 +178,21 @@ def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResp
     else:
         raise Http404("no such action")
     if not _is_partial(request):
-        return HttpResponseRedirect(request.POST.get("next") or f"/explorer/lessons/{lesson.pk}/")
+        return HttpResponseRedirect(
+            _local_url(request, request.POST.get("next")) or f"/explorer/lessons/{lesson.pk}/"
+        )
     return _sheet(request, lesson, changed=True)
+
+
+def _local_url(request: HttpRequest, url: str | None) -> str | None:
+    """`url` when it stays on this site (a `next` field must never send anyone elsewhere), else None."""
+    allowed = url_has_allowed_host_and_scheme(url, {request.get_host()}, require_https=request.is_secure())
+    return url if url and allowed else None
+
+
+def form_ids(values: list[str]) -> list[int]:
+    """Lesson ids ticked in a form: ASCII digits that fit a bigint; anything else cannot be one of ours."""
+    return [int(v) for v in values if v.isascii() and v.isdigit() and len(v) <= 18]
 
 
 @require_POST
@@ -186,7 +200,7 @@ def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResp
 def restore_many(request: HttpRequest) -> HttpResponse:
     """Restore the archived lessons ticked in the archived view, then show that view again."""
     account = account_required(request.user)
-    ids = [int(v) for v in request.POST.getlist("ids") if v.isdigit()][:5000]
+    ids = form_ids(request.POST.getlist("ids"))[:5000]
     restored = lessons_restore(
         account=account, lesson_ids=ids, actor=f"dashboard:{request.user.get_username()}"
     )

@@ -211,7 +211,19 @@ def _import_batch(account: Account, batch: list[Lesson], report: ImportReport, a
             to_update.append(lesson)
     Lesson.objects.bulk_create(to_create, batch_size=IMPORT_BATCH)
     if to_update:
-        Lesson.objects.bulk_update(to_update, UPDATED_FIELDS, batch_size=200)
+        # One INSERT … ON CONFLICT DO UPDATE for the whole batch: bulk_update's CASE per field and row took
+        # seconds per batch, which made re-running an interrupted import slow.
+        for lesson in to_update:
+            lesson.pk = None
+        Lesson.objects.bulk_create(
+            to_update,
+            update_conflicts=True,
+            unique_fields=["account", "scope", "key"],
+            update_fields=UPDATED_FIELDS,
+            batch_size=IMPORT_BATCH,
+        )
+        for lesson in to_update:
+            lesson.pk = existing[(lesson.scope, lesson.key)]
     if not all(lesson.pk for lesson in to_create):  # backends without RETURNING: look the new ids up
         ids = dict(
             ((s, k), pk)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -29,7 +30,10 @@ from policies.services import policy_create, policy_delete, policy_update
 from policies.tasks import execute_run
 
 RUN_SAMPLE_SIZE = 20
-NEW_TOKEN_SESSION_KEY = "lore_new_token"
+# The raw value of a token just made travels to the page that shows it once in a short-lived signed cookie
+# bound to the user, never through the session: sessions live in the database, and no raw token may.
+NEW_TOKEN_COOKIE = "lore_new_token"
+NEW_TOKEN_MAX_AGE = 300
 
 
 def _account(request: HttpRequest) -> Account:
@@ -289,9 +293,19 @@ def token_list(request: HttpRequest) -> HttpResponse:
             owner=form.cleaned_data["owner"],
             created_by=request.user,
         )
-        request.session[NEW_TOKEN_SESSION_KEY] = {"id": token.pk, "raw": raw}
-        return redirect("policies:tokens")
-    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
+        response = redirect("policies:tokens")
+        response.set_signed_cookie(
+            NEW_TOKEN_COOKIE,
+            f"{request.user.pk}:{token.pk}:{raw}",
+            salt=NEW_TOKEN_COOKIE,
+            max_age=NEW_TOKEN_MAX_AGE,
+            path=reverse("policies:tokens"),
+            secure=settings.SESSION_COOKIE_SECURE,
+            httponly=True,
+            samesite="Strict",
+        )
+        return response
+    new_token = _new_token_shown_once(request)
     context = {
         "form": form,
         "tokens": list(selectors.tokens_of(account).select_related("created_by")),
@@ -299,7 +313,21 @@ def token_list(request: HttpRequest) -> HttpResponse:
         "server_url": request.build_absolute_uri("/").rstrip("/"),
         "section": "tokens",
     }
-    return render(request, "policies/tokens.html", context, status=422 if form.errors else 200)
+    page = render(request, "policies/tokens.html", context, status=422 if form.errors else 200)
+    if NEW_TOKEN_COOKIE in request.COOKIES:
+        page.delete_cookie(NEW_TOKEN_COOKIE, path=reverse("policies:tokens"), samesite="Strict")
+    return page
+
+
+def _new_token_shown_once(request: HttpRequest) -> dict[str, object] | None:
+    """The token this user made a moment ago, from its signed cookie (deleted by the page that shows it)."""
+    signed = request.get_signed_cookie(
+        NEW_TOKEN_COOKIE, default=None, salt=NEW_TOKEN_COOKIE, max_age=NEW_TOKEN_MAX_AGE
+    )
+    user_id, token_id, raw = (signed or "::").split(":", 2)
+    if not raw or user_id != str(request.user.pk) or not token_id.isdigit():
+        return None
+    return {"id": int(token_id), "raw": raw}
 
 
 @require_POST

@@ -9,6 +9,12 @@ from tests.factories import AccountFactory, MembershipFactory, UserFactory
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):  # noqa: ANN001
+    """PBKDF2 takes most of a second per user on a busy machine; tests need a hash, not a strong one."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _celery_eager_by_default(settings):  # noqa: ANN001
     """Outside the tests that start a real worker, tasks run in-process."""
     from config.celery import app

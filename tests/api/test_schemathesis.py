@@ -42,3 +42,28 @@ def test_no_server_errors_and_no_schema_violations(case, live_server, raw_token,
         headers={"Authorization": f"Bearer {raw_token}"},
         excluded_checks=[positive_data_acceptance, negative_data_rejection],
     )
+
+
+@pytest.mark.slow
+def test_stateful_sequences_over_the_inferred_links_never_fail(live_server, raw_token, populated) -> None:  # noqa: ANN001
+    """Sequences such as create a policy → show / patch / preview / run / delete it, write a lesson → fetch it:
+    schemathesis infers the links from the schema (an `id` in one answer, a `{policy_id}` in the next path)."""
+    headers = {"Authorization": f"Bearer {raw_token}"}
+
+    class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+        def get_call_kwargs(self, case):  # noqa: ANN001, ANN202
+            return {"base_url": live_server.url, "headers": headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs) -> None:  # noqa: ANN001, ANN003
+            excluded = [positive_data_acceptance, negative_data_rejection]
+            case.validate_response(response, excluded_checks=excluded, headers=headers)
+
+    Workflow.run(
+        settings=settings(
+            max_examples=12,
+            stateful_step_count=6,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            derandomize=True,
+        )
+    )

@@ -232,7 +232,8 @@ def assert_every_lesson_archived_or_untouched(account: Account, run: PolicyRun) 
 
 @pytest.fixture
 def large(account: Account) -> RetentionPolicy:
-    """2,000 lessons a policy archives in batches of 5: long enough to kill the worker in the middle."""
+    """2,000 lessons a policy archives in batches of 5: long enough to kill the worker in the middle. Among
+    them, 100 protected and 100 chosen lessons the policy must never touch, killed worker or not."""
     now = timezone.now()
     Lesson.objects.bulk_create(
         [
@@ -246,8 +247,38 @@ def large(account: Account) -> RetentionPolicy:
             )
             for i in range(2000)
         ]
+        + [
+            Lesson(
+                account=account,
+                scope="repo::acme/app",
+                key=f"keep{i:03d}",
+                content="x",
+                created_at=now,
+                updated_at=now,
+                protected=i % 2 == 0,
+                read_count=3,
+                opened_count=i % 2,
+            )
+            for i in range(200)
+        ]
     )
     return policy_create(account=account, rule=UNUSED, name="large", mode="auto", enabled=True)
+
+
+def rows_of(account: Account) -> dict[int, dict[str, object]]:
+    return {row["id"]: row for row in Lesson.objects.filter(account=account).values()}
+
+
+def assert_the_rest_exactly_as_before(account: Account, before: dict[int, dict[str, object]]) -> None:
+    """Every lesson no run archived is as it was, to the last counter and timestamp."""
+    for pk, row in rows_of(account).items():
+        if row["archived_by_run_id"] is None:
+            assert row == before[pk]
+
+
+def assert_only_the_candidates_archived(account: Account) -> None:
+    active = Lesson.objects.filter(account=account, archived_at__isnull=True)
+    assert sorted(active.values_list("key", flat=True)) == [f"keep{i:03d}" for i in range(200)]
 
 
 def running_with_progress(policy: RetentionPolicy) -> PolicyRun | None:
@@ -260,11 +291,13 @@ def test_killing_the_worker_mid_run_leaves_lessons_archived_or_untouched_and_the
     start_worker,
     send,  # noqa: ANN001
 ) -> None:
+    before = rows_of(account)
     worker = start_worker()
     send(SWEEP)
     first = wait_for(lambda: running_with_progress(large), "the run to be under way")
     worker.kill()
     done_before = assert_every_lesson_archived_or_untouched(account, first)
+    assert_the_rest_exactly_as_before(account, before)
     assert 0 < done_before < 2000
     assert PolicyRun.objects.get(pk=first.pk).status == "running"  # nobody has looked yet
 
@@ -275,7 +308,8 @@ def test_killing_the_worker_mid_run_leaves_lessons_archived_or_untouched_and_the
     assert first.status == "interrupted" and "stopped mid-run" in first.error
     assert first.archived == done_before
     assert (second.matched, second.archived) == (2000 - done_before, 2000 - done_before)
-    assert not Lesson.objects.filter(account=account, archived_at__isnull=True).exists()
+    assert_only_the_candidates_archived(account)
+    assert_the_rest_exactly_as_before(account, before)
 
 
 def test_a_pool_process_killed_mid_run_gets_its_run_marked_interrupted_on_redelivery(
@@ -294,4 +328,4 @@ def test_a_pool_process_killed_mid_run_gets_its_run_marked_interrupted_on_redeli
     assert 0 < done_before < 2000
     send(SWEEP)
     wait_for(lambda: len(runs_of(large)) == 2 and runs_of(large)[1].status == "done", "the next run")
-    assert not Lesson.objects.filter(account=account, archived_at__isnull=True).exists()
+    assert_only_the_candidates_archived(account)
