@@ -69,7 +69,9 @@ def target_value(target: Target, result: dict[str, Any]) -> tuple[float | None, 
 def targets_table(results: dict[str, Any]) -> list[str]:
     sizes = list(results["sizes"].values())
     head = (
-        "| what | " + " | ".join(f"{r['size']} target | {r['size']} measured | " for r in sizes) + " notes |"
+        "| what | "
+        + " | ".join(f"{r['size']} target | {r['size']} measured | met" for r in sizes)
+        + " | notes |"
     )
     lines = [head, "|---|" + "---|---|---|" * len(sizes) + "---|"]
     for target in TARGETS:
@@ -231,15 +233,15 @@ def report_write(results: dict[str, Any], *, markdown: bool = True, directory: P
     out = directory / "results" / f"{results['started']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, default=str))
-    written = [out]
-    if markdown:
-        _splice(directory / "RESULTS.md", generated_markdown(results), "Benchmark results")
-        written.append(directory / "RESULTS.md")
-        if any(r.get("explain") for r in results["sizes"].values()):
-            _splice(
-                directory / "EXPLAIN.md",
-                explain_markdown(results),
-                "EXPLAIN (ANALYZE, BUFFERS) of the hot queries",
-            )
-            written.append(directory / "EXPLAIN.md")
+    return [out, *(markdown_write(results, directory=directory) if markdown else [])]
+
+
+def markdown_write(results: dict[str, Any], *, directory: Path = BENCH) -> list[Path]:
+    """The generated parts of RESULTS.md (and EXPLAIN.md when the run explained its queries)."""
+    _splice(directory / "RESULTS.md", generated_markdown(results), "Benchmark results")
+    written = [directory / "RESULTS.md"]
+    if any(r.get("explain") for r in results["sizes"].values()):
+        title = "EXPLAIN (ANALYZE, BUFFERS) of the hot queries"
+        _splice(directory / "EXPLAIN.md", explain_markdown(results), title)
+        written.append(directory / "EXPLAIN.md")
     return written

@@ -46,6 +46,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
         "--server", default=os.environ.get("BENCH_PG", PG_SERVER), help="PostgreSQL server URL"
     )
     parser.add_argument("--no-markdown", action="store_true", help="write the JSON only")
+    parser.add_argument("--report", default="", help="only re-render the Markdown from a saved results JSON")
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)
     parser.add_argument("--out", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -103,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     args = arguments(argv)
     if args.child:
         return child_main(args)
+    if args.report:
+        from bench.report import markdown_write
+
+        for path in markdown_write(json.loads(Path(args.report).read_text())):
+            print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
+        return 0
     from bench.machine import machine_describe
     from bench.pg import database_ensure
     from bench.report import report_write
