@@ -100,15 +100,9 @@ class RowView:
         return text if len(text) <= 180 else text[:179] + "…"
 
 
-ROW_DIMENSIONS = (
-    "kind",
-    "host",
-    "source_agent",
-    "trigger",
-    "origin_repo",
-    "origin_branch",
-    "origin_pr",
-    "owner",
+# Every scalar dimension a row shows, from the registry: the policy dimensions, then the Explorer-only ones.
+ROW_DIMENSIONS = tuple(d.name for d in DIMENSIONS if not d.is_tags and d.in_policy) + tuple(
+    d.name for d in DIMENSIONS if not d.is_tags and not d.in_policy
 )
 
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from lore.conditions import DIMENSIONS, MAX_FILTER_VALUES
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, MAX_FILTER_VALUES
 from lore.models import Lesson
 from lore.scopes import ScopeError, parse_scope, validate_dimension_value, validate_key
 
@@ -38,14 +38,15 @@ def max_length(name: str) -> int:
 
 def dimension_value(name: str, raw: object) -> str:
     """One dimension value of a lesson: a string (a pull request may be a number) that fits its column."""
-    if not isinstance(raw, str) and not (name == "origin_pr" and isinstance(raw, int)):
+    prefix = DIMENSIONS_BY_NAME[name].value_prefix  # "#" for a pull request, which may also come as a number
+    if not isinstance(raw, str) and not (prefix and isinstance(raw, int)):
         raise FieldError(name, "must be a string")
     try:
         value = validate_dimension_value(raw, name)
     except ScopeError as exc:
         raise FieldError(exc.field, exc.message) from exc
-    if name == "origin_pr":
-        value = value.removeprefix("#").strip()
+    if prefix:
+        value = value.removeprefix(prefix).strip()
         if not value:
             raise FieldError(name, "holds an empty value")
     limit = max_length(name)
