@@ -7,6 +7,7 @@ the run and listed as "not available", so the harness works on every state of `m
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -172,6 +173,30 @@ def _read_bump_in_process(ctx: Context) -> object:
     return page
 
 
+_STATS_URL = re.compile(rb'hx-get="(/explorer/stats/[^"]+)"')
+
+
+def _stats_url_of(response: HttpResponse) -> str:
+    """The lazy counts URL a swapped-in body carries (its placeholders load them right after the swap)."""
+    found = _STATS_URL.search(_content(response))
+    if not found:
+        raise BenchError("the swap carries no lazy counts placeholder")
+    return found.group(1).decode().replace("&amp;", "&")
+
+
+def _swap_and_counts(path: str, headers: dict[str, str]) -> Callable[[Context], object]:
+    """The swap, then the counts request its placeholders make: the server time a user waits for both."""
+
+    def run(ctx: Context) -> object:
+        swap = ctx.user.get(path, headers=headers)
+        counts = ctx.user.get(_stats_url_of(swap), headers={"HX-Request": "true"})
+        if swap.status_code != 200 or counts.status_code != 200 or b"data-card" not in counts.content:
+            raise BenchError(f"swap → {swap.status_code}, counts → {counts.status_code}")
+        return counts
+
+    return run
+
+
 def _newest_key(ctx: Context, conditions: dict[str, int], dimensions: dict[str, str]) -> str:
     """The key the first row of a page listing this view must show (proves the page is the real one)."""
     rule = Rule(
@@ -199,6 +224,7 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
     narrowed = {**filtered, **EXTRA_DIMENSION}
     admin_filtered = admin_params(now, FILTERED_CONDITIONS, dims)
     admin_narrowed = admin_params(now, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION})
+    swap_headers = {"HX-Request": "true", "HX-Current-URL": f"http://testserver/explorer/?{_qs(filtered)}"}
     return [
         Scenario(
             "explorer.page",
@@ -221,9 +247,22 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             "Explorer htmx swap after adding a filter (trigger) to the filtered view",
             target="partial",
             path=f"/explorer/?{_qs(narrowed)}",
-            headers={"HX-Request": "true", "HX-Current-URL": f"http://testserver/explorer/?{_qs(filtered)}"},
-            compare_with="admin.page_narrowed",
+            headers=swap_headers,
             expect=_newest_key(ctx, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION}),
+        ),
+        Scenario(
+            "explorer.partial_counts",
+            "Explorer counts after that swap (cards + matrix + list count, loaded by the swapped-in body)",
+            path=f"/explorer/stats/?{_qs(narrowed)}",
+            headers={"HX-Request": "true"},
+            expect='data-card="lessons"',
+        ),
+        Scenario(
+            "explorer.partial_total",
+            "Explorer swap + its counts, back to back (what the admin's one page is compared with)",
+            method="CALL",
+            call=_swap_and_counts(f"/explorer/?{_qs(narrowed)}", swap_headers),
+            compare_with="admin.page_narrowed",
         ),
         Scenario(
             "explorer.menu_counts",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import urlencode
@@ -142,19 +144,52 @@ def toolbar_context(account: Account, state: ExplorerState) -> dict[str, object]
     }
 
 
-def page_context(account: Account, state: ExplorerState, *, now: datetime) -> dict[str, object]:
-    """Every region of the page, computed from `state`."""
-    state, run = state_checked(account, state)
+def stats_context(
+    account: Account, state: ExplorerState, *, now: datetime, key: str = ""
+) -> dict[str, object]:
+    """The counting regions: stat cards, Read card and matrix (one scan), the list's count and protected note.
+
+    `key` names the placeholders a lazy load replaces (see `page_context`)."""
     cards, pivot = cards_and_matrix(account, state, now=now)
-    context: dict[str, object] = {
+    return {
         "state": state,
-        "run": run,
-        "scope_label": scope_label(state.scope),
         "cards": cards,
         "read": read_card(account, state, now=now),
         "matrix": pivot,
         "matrix_choices": [(name, DIMENSIONS_BY_NAME[name].label) for name in MATRIX_DIMENSIONS],
         "matrix_hidden": [(n, v) for n, v in state.query_pairs() if n != "matrix"],
+        "stats_key": key,
+    }
+
+
+STATS_KEY = re.compile(r"^[0-9a-f]{8}$")
+
+
+def page_context(
+    account: Account, state: ExplorerState, *, now: datetime, lazy_stats: bool = False
+) -> dict[str, object]:
+    """Every region of the page, computed from `state`.
+
+    With `lazy_stats` (an htmx swap) the counting regions, which scan every lesson the state matches, are left
+    out: the body carries placeholders that load them in a second request, so the list arrives first. Counts
+    that arrive after a newer swap must land nowhere: htmx 2 looks up a response's out-of-band targets inside the
+    tree of the element that asked (by then detached), and each render also names its placeholders with a fresh
+    key, so that holds whatever htmx does.
+    """
+    state, run = state_checked(account, state)
+    if lazy_stats:
+        key = secrets.token_hex(4)
+        stats: dict[str, object] = {
+            "state": state,
+            "stats_key": key,
+            "stats_url": with_params(state.url("explorer:stats"), key=key),
+        }
+    else:
+        stats = stats_context(account, state, now=now)
+    context: dict[str, object] = {
+        **stats,
+        "run": run,
+        "scope_label": scope_label(state.scope),
         "active_url": state.but(archived=False, run=None).url(),
         "archived_url": state.but(archived=True).url(),
         "restore_url": reverse("explorer:restore"),

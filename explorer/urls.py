@@ -6,6 +6,7 @@ app_name = "explorer"
 urlpatterns = [
     path("", views.explorer, name="index"),
     path("rows/", views.explorer_rows, name="rows"),
+    path("stats/", views.explorer_stats, name="stats"),
     path("menu/", views.explorer_menu, name="menu"),
     path("filter-control/", views.filter_control, name="filter_control"),
     path("restore/", views.restore_many, name="restore"),

@@ -19,7 +19,15 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from explorer.filter_control import control_context, policy_control, rule_from_query
-from explorer.page import menu_context, page_context, rows_context, sheet_dimensions, state_checked
+from explorer.page import (
+    STATS_KEY,
+    menu_context,
+    page_context,
+    rows_context,
+    sheet_dimensions,
+    state_checked,
+    stats_context,
+)
 from explorer.state import ExplorerState
 from lore.accounts import account_required
 from lore.models import Lesson, LessonEvent
@@ -65,8 +73,9 @@ def explorer(request: HttpRequest) -> HttpResponse:
     account = account_required(request.user)
     state = ExplorerState.from_query(request.GET)
     now = timezone.now()
-    context = page_context(account, state, now=now)
-    if not _is_partial(request):
+    partial = _is_partial(request)
+    context = page_context(account, state, now=now, lazy_stats=partial)
+    if not partial:
         return _vary(render(request, PAGE, context))
     menu = request.GET.get("menu", "")
     context.update(menu_context(account, context["state"], now=now, section=menu))  # type: ignore[arg-type]
@@ -74,6 +83,17 @@ def explorer(request: HttpRequest) -> HttpResponse:
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "keep_q": keep_q})
     _history(request, response, context["state"].url())  # type: ignore[attr-defined]
     return _vary(response)
+
+
+@require_GET
+@login_required
+def explorer_stats(request: HttpRequest) -> HttpResponse:
+    """The counting regions a swapped-in body loads after it: cards, matrix, the list's count and note."""
+    account = account_required(request.user)
+    state, _ = state_checked(account, ExplorerState.from_query(request.GET))
+    key = request.GET.get("key", "")
+    context = stats_context(account, state, now=timezone.now(), key=key if STATS_KEY.match(key) else "")
+    return _vary(render(request, "explorer/_stats.html", context))
 
 
 @require_GET
@@ -211,6 +231,6 @@ def restore_many(request: HttpRequest) -> HttpResponse:
         state = state.with_notice("Tick the lessons to restore first.")
     else:
         state = state.with_notice(f"Restored {restored} lesson{'s' if restored != 1 else ''}.")
-    context = page_context(account, state, now=timezone.now())
+    context = page_context(account, state, now=timezone.now(), lazy_stats=True)
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "skip_menu": True})
     return _vary(response)

@@ -50,7 +50,14 @@ def url_state(page: Page) -> ExplorerState:
     return ExplorerState.from_query(QueryDict(urlsplit(page.url).query))
 
 
+def counts_loaded(page: Page) -> None:
+    """After an htmx swap the counts load in a second request; wait until they have replaced the placeholders."""
+    expect(page.locator("[data-stats-pending]")).to_have_count(0)
+    expect(page.locator("[data-stats]")).to_have_count(1)
+
+
 def card(page: Page, name: str) -> int:
+    counts_loaded(page)
     return int(page.locator(f'[data-card="{name}"] .card-value').inner_text().replace(",", ""))
 
 
@@ -334,3 +341,45 @@ def test_typing_in_the_search_box_narrows_the_list_and_keeps_focus(page: Page, s
     keys = page.locator(".lesson-row").evaluate_all("rows => rows.map(r => r.dataset.key)")
     contents = Lesson.objects.filter(account=store, key__in=keys).values_list("content", flat=True)
     assert keys and all("hydration" in content.lower() for content in contents)
+
+
+def test_after_a_swap_the_list_arrives_first_and_the_counts_follow_and_agree(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
+    page.locator('[data-pill="kind"] .pill-remove').click()
+    expect(page.locator("#pill-row .pill-text")).to_have_text(
+        ["Created: more than 30 days ago", "Chosen: never chosen"]
+    )
+    expected = grooming.preview(store, url_state(page).rule).count
+    assert card(page, "lessons") == expected
+    expect(page.locator(".list-count")).to_contain_text(f"{expected:,} lessons")
+    cells = page.locator("[data-matrix] tbody td.total").evaluate_all("cells => cells.length")
+    assert cells  # the matrix came with the counts
+
+
+def test_counts_that_arrive_after_a_newer_swap_never_overwrite_its_numbers(page: Page, store) -> None:  # noqa: ANN001
+    held = []
+
+    def hold_the_first(route) -> None:  # noqa: ANN001
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.goto("/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
+    page.route("**/explorer/stats/**", hold_the_first)
+    page.locator('[data-pill="kind"] .pill-remove').click()  # view A: its counts are held back
+    expect(page.locator("[data-stats-pending]")).to_have_count(1)
+    for _ in range(500):  # let the held request reach the route handler (events dispatch while waiting)
+        if held:
+            break
+        page.wait_for_timeout(10)
+    page.locator('[data-pill="max_opened_count"] .pill-remove').click()  # view B, counted at once
+    expect(page.locator("#pill-row .pill-text")).to_have_text(["Created: more than 30 days ago"])
+    expected = grooming.preview(store, url_state(page).rule).count
+    assert card(page, "lessons") == expected
+    assert held, "view A's counts were never requested"
+    with page.expect_response(lambda r: r.request == held[0].request):
+        held[0].continue_()
+    page.wait_for_load_state("networkidle")
+    assert card(page, "lessons") == expected
+    expect(page.locator(".list-count")).to_contain_text(f"{expected:,} lessons")

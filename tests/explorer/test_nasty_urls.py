@@ -79,7 +79,13 @@ def test_a_malformed_url_renders_the_page_never_a_500(logged_in: Client, store, 
 
 @pytest.mark.parametrize("query", NASTY)
 def test_the_htmx_partials_survive_the_same_urls(logged_in: Client, store, query: str) -> None:  # noqa: ANN001
-    for path in ("/explorer/", "/explorer/rows/", "/explorer/menu/", "/explorer/filter-control/"):
+    for path in (
+        "/explorer/",
+        "/explorer/rows/",
+        "/explorer/stats/",
+        "/explorer/menu/",
+        "/explorer/filter-control/",
+    ):
         response = logged_in.get(f"{path}?{query}&section=kind&typed={query[:40]}", HTTP_HX_REQUEST="true")
         assert response.status_code == 200, (path, query)
 

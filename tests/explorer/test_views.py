@@ -306,6 +306,69 @@ def test_an_htmx_navigation_answers_the_body_with_oob_regions_and_pushes_the_can
     assert "HX-Request" in response["Vary"]
 
 
+def _stats_url(html: str) -> str:
+    found = re.search(r'hx-get="(/explorer/stats/[^"]+)"', html)
+    assert found, "no lazy counts placeholder"
+    return found.group(1).replace("&amp;", "&")
+
+
+def test_a_swap_answers_the_list_first_and_its_counts_load_after_it_with_the_same_numbers(
+    logged_in: Client, account, store
+) -> None:  # noqa: ANN001
+    query = "retention=min_age_days:90,max_opened_count:0&kind=bus"
+    full = logged_in.get(f"/explorer/?{query}")
+    swap = logged_in.get(f"/explorer/?{query}", **HX).content.decode()
+    # The swap carries the rows and placeholders, no numbers: the counting scan is left to a second request.
+    assert keys(full) == re.findall(r'data-key="([^"]+)"', swap)
+    assert "data-stats-pending" in swap and 'aria-busy="true"' in swap and "data-matrix" not in swap
+    assert "Counting…" in swap
+    url = _stats_url(swap)
+    key = re.search(r"key=([0-9a-f]{8})", url).group(1)
+    stats = logged_in.get(url, **HX)
+    html = stats.content.decode()
+    for name in ("lessons", "scopes", "protected", "archived"):
+        assert card(stats, name) == card(full, name), name
+    rule = Rule(
+        conditions={"min_age_days": 90, "max_opened_count": 0},
+        dimensions={"kind": DimFilter(("bus",), "any")},
+    )
+    assert card(stats, "lessons") == grooming.preview(account, rule).count
+    assert "data-matrix" in html
+    # The list's count and protected note replace the placeholders of the body that asked, out of band.
+    assert f'id="list-count-{key}" hx-swap-oob="true">3 lessons' in html
+    assert f'id="candidate-note-{key}" hx-swap-oob="true"' in html
+    assert "1 protected lesson also matches" in html
+
+
+def test_counts_without_a_well_formed_key_replace_nothing_out_of_band(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/stats/?kind=bus&key=<x>", **HX).content.decode()
+    assert "data-card" in html and "hx-swap-oob" not in html
+
+
+def test_each_swap_names_its_placeholders_afresh_so_late_counts_land_nowhere(
+    logged_in: Client, store
+) -> None:  # noqa: ANN001
+    first = _stats_url(logged_in.get("/explorer/?kind=bus", **HX).content.decode())
+    second = _stats_url(logged_in.get("/explorer/?kind=bus", **HX).content.decode())
+    assert first != second
+
+
+def test_a_swap_skips_the_counting_queries_the_full_page_runs(logged_in: Client, store) -> None:  # noqa: ANN001
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    query = "/explorer/?retention=min_age_days:90&kind=bus"
+    with CaptureQueriesContext(connection) as full:
+        logged_in.get(query)
+    with CaptureQueriesContext(connection) as swap:
+        logged_in.get(query, **HX)
+    with CaptureQueriesContext(connection) as stats:
+        logged_in.get(_stats_url(logged_in.get(query, **HX).content.decode()), **HX)
+    counting = [q["sql"] for q in stats.captured_queries if "COUNT(" in q["sql"].upper()]
+    assert counting and not [q for q in swap.captured_queries if q["sql"] in counting]
+    assert len(swap.captured_queries) < len(full.captured_queries)
+
+
 def test_a_history_restore_request_gets_the_full_page(logged_in: Client, store) -> None:  # noqa: ANN001
     response = logged_in.get(
         "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
