@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import BigIntegerField, CharField, DateTimeField, F, Q, QuerySet, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
@@ -45,6 +46,9 @@ def _locked_in_id_order(account: Account, lesson_ids: Iterable[int]) -> Q:
     return Q(pk__in=rows.select_for_update().values("pk"))
 
 
+_EVENT_COLUMNS = "account_id, lesson_id, action, actor, run_id, detail, at"
+
+
 def events_for(
     lessons: QuerySet[Lesson], *, action: str, actor: str, run_id: int | None, detail: str, now: datetime
 ) -> list[int]:
@@ -63,9 +67,8 @@ def events_for(
     )
     select, params = rows.query.sql_with_params()
     table = LessonEvent._meta.db_table
-    columns = "account_id, lesson_id, action, actor, run_id, detail, at"
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {table} ({columns}) {select} RETURNING lesson_id", params)
+        cursor.execute(f"INSERT INTO {table} ({_EVENT_COLUMNS}) {select} RETURNING lesson_id", params)
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -217,6 +220,66 @@ def lessons_archive(
                 now=now,
             )
     return archived
+
+
+def lessons_archive_next(
+    *,
+    account: Account,
+    pending: QuerySet[Lesson],
+    after: int,
+    limit: int,
+    guard: Q,
+    run_id: int | None,
+    reason: str,
+    actor: str,
+    now: datetime,
+) -> tuple[int | None, int]:
+    """One batch of a run: the next `limit` lessons of `pending` after id `after`, locked in id order, archived
+    where `guard` still holds, each with its audit event. Returns (the last id picked, or None when `pending`
+    has nothing left after `after`; how many were archived). The caller moves on from the last id picked, so
+    a lesson the guard spares is not picked again.
+
+    On PostgreSQL the batch is one statement (pick → UPDATE … RETURNING → INSERT of the events, as CTEs): no
+    id list crosses the wire and nothing is read twice. Elsewhere it is the same steps through
+    `lessons_archive`.
+    """
+    picking = pending.filter(pk__gt=after).order_by("pk")
+    if connection.vendor != "postgresql":
+        batch = list(picking.values_list("pk", flat=True)[:limit])
+        if not batch:
+            return None, 0
+        archived = lessons_archive(
+            account=account, lesson_ids=batch, guard=guard, run_id=run_id, reason=reason, actor=actor, now=now
+        )
+        return batch[-1], len(archived)
+    with transaction.atomic():
+        picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
+        update: UpdateQuery = (
+            Lesson.objects.filter(account=account, archived_at__isnull=True)
+            .filter(pk__in=RawSQL('SELECT "pk" FROM picked', ()))
+            .filter(guard)
+            .query.chain(UpdateQuery)  # type: ignore[assignment]
+        )
+        update.add_update_values(
+            {"archived_at": now, "archived_by_run_id": run_id, "archive_reason": reason[:200]}
+        )
+        archive, archive_params = update.get_compiler(Lesson.objects.db).as_sql()
+        table = Lesson._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                WITH picked AS ({picked}),
+                archived AS ({archive} RETURNING "{table}"."id", "{table}"."account_id"),
+                logged AS (
+                    INSERT INTO {LessonEvent._meta.db_table} ({_EVENT_COLUMNS})
+                    SELECT account_id, id, %s, %s, %s, %s, %s FROM archived RETURNING lesson_id
+                )
+                SELECT (SELECT max("pk") FROM picked), (SELECT count(*) FROM logged)
+                """,
+                [*picked_params, *archive_params, Action.ARCHIVED, actor, run_id, reason[:500], now],
+            )
+            last, archived_count = cursor.fetchone()
+    return last, int(archived_count)
 
 
 def lessons_restore(

@@ -19,13 +19,13 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from lore.candidates import archive_guard, candidates
 from lore.conditions import DimFilter, Rule, RuleError, canonical_conditions
-from lore.models import Account
-from lore.services import lessons_archive, lessons_restore
+from lore.models import Account, Lesson
+from lore.services import lessons_archive_next, lessons_restore
 from policies.models import PolicyRun, RetentionPolicy
 
 log = logging.getLogger(__name__)
@@ -297,13 +297,13 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
         guard = archive_guard(rule, snapshot)
         run.matched = pending.count()
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
-        last_pk = 0
-        while batch := list(
-            pending.filter(pk__gt=last_pk).order_by("pk").values_list("pk", flat=True)[:batch_size]
-        ):
-            last_pk = batch[-1]
-            run.archived += _archive_batch(run, batch, guard=guard, reason=reason)
-            if on_batch is not None:
+        last_pk: int | None = 0
+        while last_pk is not None:
+            last_pk, archived = _archive_batch(
+                run, pending, after=last_pk, limit=batch_size, guard=guard, reason=reason
+            )
+            run.archived += archived
+            if on_batch is not None and last_pk is not None:
                 on_batch(run)
     except RunNoLongerRunning:
         log.warning("run %s was marked interrupted while this worker was on it; stopped", run.pk)
@@ -319,24 +319,31 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
     )
 
 
-def _archive_batch(run: PolicyRun, batch: list[int], *, guard: Q, reason: str) -> int:
-    """One batch and the run's counters, committed together (a kill leaves both or neither)."""
+def _archive_batch(
+    run: PolicyRun, pending: QuerySet[Lesson], *, after: int, limit: int, guard: Q, reason: str
+) -> tuple[int | None, int]:
+    """The next batch and the run's counters, committed together (a kill leaves both or neither).
+    Returns (the last lesson id picked, None when nothing is left; how many were archived)."""
     with transaction.atomic():
-        archived = lessons_archive(
+        last, archived = lessons_archive_next(
             account=run.account,
-            lesson_ids=batch,
+            pending=pending,
+            after=after,
+            limit=limit,
             guard=guard,
             run_id=run.pk,
             reason=reason,
             actor=run.created_by or run.trigger,
             now=timezone.now(),
         )
+        if last is None:
+            return None, 0
         still_running = PolicyRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
-            archived=F("archived") + len(archived), heartbeat_at=timezone.now()
+            archived=F("archived") + archived, heartbeat_at=timezone.now()
         )
         if not still_running:
             raise RunNoLongerRunning(run.pk)
-    return len(archived)
+    return last, archived
 
 
 def run_undo(run: PolicyRun, *, actor: str = "") -> int:

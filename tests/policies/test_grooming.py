@@ -94,6 +94,13 @@ def test_every_archived_lesson_records_its_run_and_reason(account, store) -> Non
     assert set(Lesson.objects.filter(archived_by_run=run).values_list("archive_reason", flat=True)) == {
         "policy “unused lore”"
     }
+    # One event per lesson, written in the batch's own statement: the lesson, its account, who, why and when.
+    archived = {lesson.pk: lesson for lesson in Lesson.objects.filter(archived_by_run=run)}
+    assert sorted(events.values_list("lesson_id", flat=True)) == sorted(archived)
+    for event in events:
+        assert event.account_id == account.pk
+        assert (event.actor, event.detail) == ("manual", "policy “unused lore”")
+        assert event.at == archived[event.lesson_id].archived_at
 
 
 def test_a_second_run_archives_nothing(account, store) -> None:  # noqa: ANN001
