@@ -1,4 +1,5 @@
-/* Explorer page behaviour that htmx does not cover: the detail sheet, the custom date range, select-all. */
+/* Behaviour that htmx does not cover: the Explorer's detail sheet, custom date range and select-all; the Settings
+   policy dialog's focus and keyboard. */
 (function () {
   "use strict";
 
@@ -45,6 +46,49 @@
     if (!custom) return;
     custom.hidden = event.target.value !== "custom";
     if (!custom.hidden) { var first = custom.querySelector("input"); if (first) first.focus(); }
+  });
+
+  // The policy dialog (Settings) is modal: focus starts in it, Tab and Shift+Tab stay in it, and Escape closes it
+  // the way its × does. The filter menu inside it handles its own keys first (Escape there closes the menu only).
+  function policyDialog() { return document.getElementById("policy-dialog"); }
+
+  var FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), ' +
+    'select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+  function focusables(root) {
+    return Array.prototype.filter.call(root.querySelectorAll(FOCUSABLE), function (el) {
+      return el.getClientRects().length > 0 && !el.closest("[hidden]");
+    });
+  }
+
+  function focusDialog() {
+    var dialog = policyDialog();
+    if (!dialog || dialog.contains(document.activeElement)) return;
+    var first = dialog.querySelector('[aria-invalid="true"]') || dialog.querySelector("#id_name") || focusables(dialog)[0];
+    if (first) first.focus();
+  }
+
+  focusDialog();
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.target && event.detail.target.id === "dialog-slot") focusDialog();
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var dialog = policyDialog();
+    if (!dialog || event.defaultPrevented) return;
+    if (event.target.closest && event.target.closest(".fc-menu")) return;
+    if (event.key === "Escape") {
+      var close = dialog.querySelector(".modal-head .close");
+      if (close) { event.preventDefault(); close.click(); }
+      return;
+    }
+    if (event.key !== "Tab") return;
+    var list = focusables(dialog);
+    if (!list.length) return;
+    var first = list[0], last = list[list.length - 1];
+    if (!dialog.contains(document.activeElement)) { event.preventDefault(); first.focus(); }
+    else if (event.shiftKey && document.activeElement === first) { event.preventDefault(); last.focus(); }
+    else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus(); }
   });
 
   // A page restored from history never comes back with the sheet open.

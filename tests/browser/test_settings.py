@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from lore.conditions import Rule
 from lore.models import Lesson
@@ -246,3 +247,34 @@ def test_edit_opens_the_saved_rule_in_the_same_control_and_saves_it(page, accoun
     }
     assert policy.is_swept_nightly
     assert page.locator(f"#policy-{policy.pk} .s-badge").inner_text() == "Auto · nightly"
+
+
+def test_the_policy_dialog_is_modal_for_the_keyboard_focus_stays_in_it_and_escape_closes_it(
+    page, account
+) -> None:  # noqa: ANN001
+    page.goto("/settings/policies/")
+    page.click(".page-head .btn-primary")
+    page.wait_for_selector("#policy-dialog[open]")
+    expect(page.locator("#id_name")).to_be_focused()  # focus starts in the dialog
+
+    inside = "() => document.getElementById('policy-dialog').contains(document.activeElement)"
+    close = page.locator("#policy-dialog .modal-head .close")  # the dialog's first control
+    close.focus()
+    page.keyboard.press("Shift+Tab")  # backwards from the first: wraps to the last control, not the page
+    assert page.evaluate(inside)
+    expect(close).not_to_be_focused()
+    page.keyboard.press("Tab")  # and forwards from the last: back to the first
+    expect(close).to_be_focused()
+    for _ in range(40):  # a full lap never leaves the dialog
+        page.keyboard.press("Tab")
+        assert page.evaluate(inside)
+
+    # Escape inside the open filter menu closes the menu only; the next Escape closes the dialog.
+    page.click("#policy-dialog [data-fc-toggle]")
+    expect(page.locator("#policy-dialog .fc-menu")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#policy-dialog .fc-menu")).to_be_hidden()
+    expect(page.locator("#policy-dialog")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#policy-dialog")).to_have_count(0)
+    assert page.url.endswith("/settings/policies/")
