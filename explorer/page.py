@@ -18,11 +18,11 @@ from explorer.queries import (
     read_card,
     scopes_present,
 )
-from explorer.state import MATRIX_DIMENSIONS, RANGES, ExplorerState, scope_label
+from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, ExplorerState, scope_label
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, Dimension, Rule
 from lore.models import Account, Lesson
 from lore.scopes import GLOBAL
-from lore.selectors import SORTS, CursorError, Page, lessons_page
+from lore.selectors import CursorError, Page, lessons_page
 from policies.models import PolicyRun
 
 PAGE_SIZE = 50
@@ -71,9 +71,9 @@ def list_page(account: Account, state: ExplorerState, *, now: datetime, cursor: 
     """(one keyset page of the list, a notice if the cursor was not usable)."""
     qs = lessons_shown(account, state, now=now)
     try:
-        return lessons_page(qs, sort=state.sort, cursor=cursor or None, limit=PAGE_SIZE), ""
+        return lessons_page(qs, sort=state.list_sort, cursor=cursor or None, limit=PAGE_SIZE), ""
     except CursorError as exc:
-        return lessons_page(qs, sort=state.sort, limit=PAGE_SIZE), f"Started the list over: the {exc}."
+        return lessons_page(qs, sort=state.list_sort, limit=PAGE_SIZE), f"Started the list over: the {exc}."
 
 
 def rows_context(

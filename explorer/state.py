@@ -20,7 +20,10 @@ from django.utils import timezone
 from explorer.filter_control import rule_from_query, rule_query, shown
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS, Rule
 from lore.scopes import GLOBAL
-from lore.selectors import DEFAULT_SORT, SORTS
+from lore.selectors import DEFAULT_SORT, KEYSETS
+
+# The Explorer's Sort control (DESIGN §8): the API's orders plus Recently updated.
+SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated")}
 
 RANGES: dict[str, tuple[str, timedelta | None]] = {
     "24h": ("Last 24 hours", timedelta(hours=24)),
@@ -36,7 +39,7 @@ MATRIX_DIMENSIONS = tuple(d.name for d in DIMENSIONS if d.name != "origin_pr")
 DEFAULT_MATRIX = ("host", "kind")
 
 # Parameters that steer a request (pagination, the menu) rather than describe the view.
-AUXILIARY = {"cursor", "menu", "section", "typed", "part", "dom_id", "page"}
+AUXILIARY = {"cursor", "menu", "section", "typed", "part", "dom_id", "page", "key"}
 _CUSTOM_RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})?\.\.(\d{4}-\d{2}-\d{2})?$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -204,8 +207,14 @@ class ExplorerState:
         return not self.query_pairs()
 
     @property
+    def list_sort(self) -> str:
+        """The order the list is read in: in the archived view, Newest means most recently archived (the time
+        its rows show)."""
+        return "archived" if self.archived and self.sort == DEFAULT_SORT else self.sort
+
+    @property
     def sort_label(self) -> str:
-        return SORTS[self.sort][1]
+        return KEYSETS[self.list_sort][1]
 
     @cached_property
     def policy_blockers(self) -> list[tuple[str, str]]:
@@ -288,7 +297,7 @@ def _parse_sort(raw: str | None, notices: list[str]) -> str:
         return DEFAULT_SORT
     if raw in SORTS:
         return raw
-    notices.append(f"Ignored sort “{shown(raw)}”: use {' or '.join(SORTS)}.")
+    notices.append(f"Ignored sort “{shown(raw)}”: use {', '.join(SORTS)}.")
     return DEFAULT_SORT
 
 

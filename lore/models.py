@@ -130,6 +130,13 @@ class Lesson(models.Model):
                 name="lesson_active_chosen",
                 condition=models.Q(archived_at__isnull=True),
             ),
+            # The Explorer's Recently updated order. A rewrite was never a HOT update (it moves seen_count, which
+            # lesson_active_facts carries); read bumps do not touch updated_at and stay HOT.
+            models.Index(
+                fields=["account", "-updated_at", "-id"],
+                name="lesson_active_updated",
+                condition=models.Q(archived_at__isnull=True),
+            ),
             models.Index(
                 Coalesce("last_opened_at", "created_at"),
                 "account",

@@ -18,12 +18,16 @@ from lore.candidates import lessons_matching
 from lore.conditions import Rule
 from lore.models import Account, Lesson
 
-SORTS = {
-    # sort name → (field of the keyset, label)
+KEYSETS = {
+    # sort name → (field of the keyset, label); every one is read newest/highest first, ties by id
     "newest": ("created_at", "Newest"),
     "opened_count": ("opened_count", "Most chosen"),
+    "updated": ("updated_at", "Recently updated"),
+    "archived": ("archived_at", "Recently archived"),  # archived lessons only (archived_at is never null there)
 }
+SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count")}  # the orders the API offers (DESIGN §10)
 DEFAULT_SORT = "newest"
+_DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"
 MAX_LIMIT = 200
 
@@ -39,7 +43,7 @@ class Page:
 
 
 def cursor_encode(sort: str, lesson: Lesson) -> str:
-    field = SORTS[sort][0]
+    field = KEYSETS[sort][0]
     value = getattr(lesson, field)
     payload = [sort, value.isoformat() if isinstance(value, datetime) else value, lesson.pk]
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
@@ -61,7 +65,7 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
         raise CursorError("cursor belongs to another sort order")
     if not _fits_bigint(pk) or (isinstance(value, int) and not _fits_bigint(value)):
         raise CursorError("cursor is not valid")
-    if SORTS[sort][0] == "created_at":
+    if KEYSETS[sort][0] in _DATETIME_KEYS:
         try:
             parsed = parse_datetime(value) if isinstance(value, str) else None
         except ValueError:  # well-formed but impossible, e.g. month 13
@@ -122,10 +126,10 @@ def lessons_filtered(
 def lessons_page(
     qs: QuerySet[Lesson], *, sort: str = DEFAULT_SORT, cursor: str | None = None, limit: int = 50
 ) -> Page:
-    """One keyset page of `qs` in `sort` order (ties broken by id, newest first)."""
-    if sort not in SORTS:
+    """One keyset page of `qs` in `sort` order (one of KEYSETS; ties broken by id, newest first)."""
+    if sort not in KEYSETS:
         raise CursorError(f"sort must be one of {', '.join(SORTS)}")
-    field = SORTS[sort][0]
+    field = KEYSETS[sort][0]
     limit = max(1, min(limit, MAX_LIMIT))
     if cursor:
         value, pk = cursor_decode(sort, cursor)

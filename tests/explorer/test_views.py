@@ -12,6 +12,7 @@ from django.utils import timezone
 from lore.candidates import candidates
 from lore.conditions import DimFilter, Rule
 from lore.models import Lesson, LessonEvent, ReadEvent
+from lore.services import lessons_archive
 from policies import grooming
 from policies.models import PolicyRun
 from tests.factories import LessonFactory
@@ -57,7 +58,11 @@ def store(account):  # noqa: ANN001, ANN201
 
 
 def keys(response) -> list[str]:  # noqa: ANN001
-    return re.findall(r'data-key="([^"]+)"', response.content.decode())
+    return keys_of(response.content.decode())
+
+
+def keys_of(html: str) -> list[str]:
+    return re.findall(r'data-key="([^"]+)"', html)
 
 
 def card(response, name: str) -> int:  # noqa: ANN001
@@ -136,6 +141,45 @@ def test_clicking_a_matrix_cell_adds_both_values_as_pills(logged_in: Client, sto
 def test_sort_most_chosen_orders_by_opened_count(logged_in: Client, store) -> None:  # noqa: ANN001
     shown = keys(logged_in.get("/explorer/?sort=opened_count"))
     assert shown[:2] == ["used-1", "used-0"]
+
+
+def test_sort_recently_updated_orders_by_the_last_write_and_load_more_walks_every_lesson_once(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    now = timezone.now()
+    for i in range(60):  # created newest-last, rewritten in another order, with ties on updated_at
+        LessonFactory(
+            account=account,
+            key=f"k{i:02d}",
+            created_at=days_ago(200 - i),
+            updated_at=now - timedelta(hours=i // 3),
+        )
+    first = logged_in.get("/explorer/?sort=updated").content.decode()
+    assert "60 lessons · Recently updated" in first
+    seen = re.findall(r'data-key="([^"]+)"', first)
+    more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', first)
+    while more:
+        page = logged_in.get(more.group(1).replace("&amp;", "&"), **HX).content.decode()
+        seen += re.findall(r'data-key="([^"]+)"', page)
+        more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', page)
+    expected = list(
+        Lesson.objects.filter(account=account).order_by("-updated_at", "-pk").values_list("key", flat=True)
+    )
+    assert seen == expected and seen[0] == "k02"  # k00–k02 share the latest write; the highest id first
+
+
+def test_the_archived_view_lists_the_most_recently_archived_first(logged_in: Client, account) -> None:  # noqa: ANN001
+    old = LessonFactory(account=account, key="old-but-just-archived", created_at=days_ago(400))
+    new = LessonFactory(account=account, key="new-archived-last-week", created_at=days_ago(10))
+    lessons_archive(account=account, lesson_ids=[new.pk], reason="by hand", now=days_ago(7))
+    lessons_archive(account=account, lesson_ids=[old.pk], reason="by hand")
+    html = logged_in.get("/explorer/?archived=1").content.decode()
+    assert keys_of(html) == ["old-but-just-archived", "new-archived-last-week"]
+    assert "2 lessons · Recently archived" in html
+    # Most chosen is still Most chosen there; an unknown sort says which ones exist.
+    assert "Most chosen" in logged_in.get("/explorer/?archived=1&sort=opened_count").content.decode()
+    notice = logged_in.get("/explorer/?sort=sideways").content.decode()
+    assert "use newest, opened_count, updated" in notice
 
 
 def test_search_matches_key_and_content(logged_in: Client, account) -> None:  # noqa: ANN001
