@@ -19,11 +19,12 @@ from lore.conditions import Rule
 from lore.models import Account, Lesson
 
 KEYSETS = {
-    # sort name → (field of the keyset, label); every one is read newest/highest first, ties by id
+    # sort name → (field of the keyset, label); every one is read newest/highest first, ties by id.
+    # "archived" is for archived lessons only, where archived_at is never null.
     "newest": ("created_at", "Newest"),
     "opened_count": ("opened_count", "Most chosen"),
     "updated": ("updated_at", "Recently updated"),
-    "archived": ("archived_at", "Recently archived"),  # archived lessons only (archived_at is never null there)
+    "archived": ("archived_at", "Recently archived"),
 }
 SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count")}  # the orders the API offers (DESIGN §10)
 DEFAULT_SORT = "newest"

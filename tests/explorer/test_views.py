@@ -65,6 +65,17 @@ def keys_of(html: str) -> list[str]:
     return re.findall(r'data-key="([^"]+)"', html)
 
 
+def keys_walked(client: Client, html: str) -> list[str]:
+    """The keys of a page's list and of every Load more page after it, in order."""
+    seen = keys_of(html)
+    more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', html)
+    while more:
+        page = client.get(more.group(1).replace("&amp;", "&"), **HX).content.decode()
+        seen += keys_of(page)
+        more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', page)
+    return seen
+
+
 def card(response, name: str) -> int:  # noqa: ANN001
     html = response.content.decode()
     match = re.search(rf'data-card="{name}">.*?card-value">([\d,]+)<', html, re.S)
@@ -156,12 +167,7 @@ def test_sort_recently_updated_orders_by_the_last_write_and_load_more_walks_ever
         )
     first = logged_in.get("/explorer/?sort=updated").content.decode()
     assert "60 lessons · Recently updated" in first
-    seen = re.findall(r'data-key="([^"]+)"', first)
-    more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', first)
-    while more:
-        page = logged_in.get(more.group(1).replace("&amp;", "&"), **HX).content.decode()
-        seen += re.findall(r'data-key="([^"]+)"', page)
-        more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', page)
+    seen = keys_walked(logged_in, first)
     expected = list(
         Lesson.objects.filter(account=account).order_by("-updated_at", "-pk").values_list("key", flat=True)
     )
@@ -429,12 +435,7 @@ def test_load_more_walks_the_keyset_pages(logged_in: Client, account) -> None:  
     for i in range(120):
         LessonFactory(account=account, key=f"k{i:03d}", created_at=days_ago(i / 10))
     first = logged_in.get("/explorer/").content.decode()
-    seen = re.findall(r'data-key="([^"]+)"', first)
-    more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', first)
-    while more:
-        page = logged_in.get(more.group(1).replace("&amp;", "&"), **HX).content.decode()
-        seen += re.findall(r'data-key="([^"]+)"', page)
-        more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', page)
+    seen = keys_walked(logged_in, first)
     assert seen == [f"k{i:03d}" for i in range(120)]
 
 
