@@ -162,7 +162,7 @@ def stats_context(
     }
 
 
-STATS_KEY = re.compile(r"^[0-9a-f]{8}$")
+STATS_KEY = re.compile(r"[0-9a-f]{8}")  # matched with fullmatch
 
 
 def page_context(

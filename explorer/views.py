@@ -92,7 +92,7 @@ def explorer_stats(request: HttpRequest) -> HttpResponse:
     account = account_required(request.user)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     key = request.GET.get("key", "")
-    context = stats_context(account, state, now=timezone.now(), key=key if STATS_KEY.match(key) else "")
+    context = stats_context(account, state, now=timezone.now(), key=key if STATS_KEY.fullmatch(key) else "")
     return _vary(render(request, "explorer/_stats.html", context))
 
 

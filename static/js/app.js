@@ -33,7 +33,7 @@
   });
 
   document.addEventListener("keydown", function (event) {
-    if (event.key !== "Escape") return;
+    if (event.key !== "Escape" || event.defaultPrevented) return;
     if (event.target.closest && event.target.closest(".fc-menu")) return;
     var el = sheet();
     if (el && el.innerHTML.trim()) { event.preventDefault(); closeSheet(); }
@@ -46,6 +46,55 @@
     if (!custom) return;
     custom.hidden = event.target.value !== "custom";
     if (!custom.hidden) { var first = custom.querySelector("input"); if (first) first.focus(); }
+  });
+
+  // Counts load after a swap (explorer.page.page_context). A newer swap abandons the older request; one that
+  // fails says so and offers to try again, instead of showing "…" for ever.
+  function pendingStats(root) { return (root || document).querySelectorAll("[data-stats-pending]"); }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (!event.detail.target || event.detail.target.id !== "explorer-body") return;
+    pendingStats(event.detail.target).forEach(function (el) {
+      el.dataset.abandoned = "1";
+      htmx.trigger(el, "htmx:abort");
+    });
+  });
+
+  function statsState(el, failed) {
+    el.setAttribute("aria-busy", failed ? "false" : "true");
+    el.classList.toggle("stats-failed", failed);
+    el.querySelectorAll(".pending").forEach(function (p) { if (!p.matches("[data-stats-hint]")) p.textContent = failed ? "—" : "…"; });
+    var hint = el.querySelector("[data-stats-hint]");
+    if (hint) {
+      hint.textContent = failed ? "The counts could not be loaded. " : "Counting…";
+      if (failed) {
+        var retry = document.createElement("button");
+        retry.type = "button";
+        retry.className = "btn";
+        retry.textContent = "Try again";
+        retry.setAttribute("data-stats-retry", "");
+        hint.appendChild(retry);
+      }
+    }
+    var count = document.querySelector("#list-count-" + el.dataset.statsKey + " [data-count-text]");
+    if (count) count.textContent = failed ? "Count unavailable" : "Counting…";
+  }
+
+  function statsFailed(event) {
+    var el = event.detail.elt;
+    if (!el || !el.matches || !el.matches("[data-stats-pending]") || el.dataset.abandoned) return;
+    statsState(el, true);
+  }
+  document.addEventListener("htmx:responseError", statsFailed);
+  document.addEventListener("htmx:sendError", statsFailed);
+
+  document.addEventListener("click", function (event) {
+    var retry = event.target.closest && event.target.closest("[data-stats-retry]");
+    if (!retry) return;
+    var el = retry.closest("[data-stats-pending]");
+    if (!el) return;
+    statsState(el, false);
+    htmx.trigger(el, "lore-retry");
   });
 
   // The policy dialog (Settings) is modal: focus starts in it, Tab and Shift+Tab stay in it, and Escape closes it
@@ -68,14 +117,35 @@
     if (first) first.focus();
   }
 
+  // Opened in place (htmx into #dialog-slot), × and Escape close it in place and give focus back to what opened
+  // it; opened as a page of its own (/settings/policies/new/, a hand-off from the Explorer), × is a link back.
+  var dialogOpener = null;
+
   focusDialog();
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var target = event.detail.target;
+    if (target && target.id === "dialog-slot" && !policyDialog()) dialogOpener = event.detail.elt;
+  });
   document.addEventListener("htmx:afterSettle", function (event) {
-    if (event.detail.target && event.detail.target.id === "dialog-slot") focusDialog();
+    if (!event.detail.target || event.detail.target.id !== "dialog-slot") return;
+    if (policyDialog()) event.detail.target.dataset.inPlace = "1";
+    focusDialog();
+  });
+
+  document.addEventListener("click", function (event) {
+    var close = event.target.closest && event.target.closest("#policy-dialog .modal-head .close");
+    var slot = document.getElementById("dialog-slot");
+    if (!close || !slot || !slot.dataset.inPlace || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    slot.innerHTML = "";
+    delete slot.dataset.inPlace;
+    if (dialogOpener && document.body.contains(dialogOpener)) dialogOpener.focus();
+    dialogOpener = null;
   });
 
   document.addEventListener("keydown", function (event) {
     var dialog = policyDialog();
-    if (!dialog || event.defaultPrevented) return;
+    if (!dialog || event.defaultPrevented || event.isComposing) return;
     if (event.target.closest && event.target.closest(".fc-menu")) return;
     if (event.key === "Escape") {
       var close = dialog.querySelector(".modal-head .close");

@@ -156,6 +156,17 @@
     });
   });
 
+  // Escape with a menu open but focus outside it (a click on a non-focusable part of the menu leaves focus on the
+  // page) still closes the menu, and only the menu: what else listens for Escape sees it handled.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing) return;
+    if (event.target.closest && event.target.closest(".fc-menu")) return;
+    var open = document.querySelectorAll(".fc-menu:not([hidden])");
+    if (!open.length) return;
+    event.preventDefault();
+    open.forEach(function (m) { close(m, true); });
+  });
+
   // A page restored from history never comes back with a menu open.
   document.addEventListener("htmx:historyRestore", function () {
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (m) { close(m, false); });

@@ -253,6 +253,7 @@ def test_the_policy_dialog_is_modal_for_the_keyboard_focus_stays_in_it_and_escap
     page, account
 ) -> None:  # noqa: ANN001
     page.goto("/settings/policies/")
+    page.evaluate("() => { window.notReloaded = true; }")
     page.click(".page-head .btn-primary")
     page.wait_for_selector("#policy-dialog[open]")
     expect(page.locator("#id_name")).to_be_focused()  # focus starts in the dialog
@@ -278,3 +279,23 @@ def test_the_policy_dialog_is_modal_for_the_keyboard_focus_stays_in_it_and_escap
     page.keyboard.press("Escape")
     expect(page.locator("#policy-dialog")).to_have_count(0)
     assert page.url.endswith("/settings/policies/")
+    # Opened in place, it closed in place: the page was not reloaded, and focus went back to New policy.
+    assert page.evaluate("() => window.notReloaded === true")
+    expect(page.locator(".page-head .btn-primary")).to_be_focused()
+
+
+def test_escape_closes_an_open_filter_menu_first_even_with_focus_outside_it(page, account) -> None:  # noqa: ANN001
+    page.goto("/settings/policies/new/")
+    page.click("#policy-dialog [data-fc-toggle]")
+    menu = page.locator("#policy-dialog .fc-menu")
+    expect(menu).to_be_visible()
+    page.evaluate(
+        "() => document.activeElement.blur()"
+    )  # as after a click on a non-focusable part of the menu
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    expect(page.locator("#policy-dialog")).to_be_visible()
+    # Opened as a page of its own, Escape then follows × back to the list.
+    page.keyboard.press("Escape")
+    page.wait_for_url("**/settings/policies/")
+    expect(page.locator("#policy-dialog")).to_have_count(0)
