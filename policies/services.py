@@ -92,7 +92,11 @@ def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
                 dimensions.pop(dim.name, None)
                 continue
             try:
-                dimensions[dim.name] = parse_dimension(dim, raw, changes.get(dim.mode_param))
+                # New values keep the saved mode unless the change names one: `--tags a,b` on an exclusion must
+                # not turn it into an inclusion.
+                saved = dimensions.get(dim.name)
+                mode = changes.get(dim.mode_param) or (saved.mode if saved is not None else None)
+                dimensions[dim.name] = parse_dimension(dim, raw, mode)
             except ScopeError as exc:
                 raise RuleError(exc.field, exc.message) from exc
         elif dim.mode_param in changes and dim.name in dimensions:

@@ -55,3 +55,16 @@ def test_update_cannot_empty_a_policy(account) -> None:  # noqa: ANN001
     policy = policy_create(account=account, rule=Rule(conditions={"min_age_days": 9}), name="x")
     with pytest.raises(RuleError):
         policy_update(policy=policy, changes={"min_age_days": None})
+
+
+def test_new_filter_values_keep_the_saved_mode_unless_the_update_names_one(account) -> None:  # noqa: ANN001
+    rule = Rule(
+        conditions={"unseen_days": 90},
+        dimensions={"kind": DimFilter(("bus",), "nin"), "tags": DimFilter(("keep",), "none")},
+    )
+    policy = policy_create(account=account, rule=rule, name="spare the keepers")
+    policy = policy_update(policy=policy, changes={"kind": ["bus", "decision"], "tags": "keep,pinned"})
+    assert policy.rule.dimensions["kind"] == DimFilter(("bus", "decision"), "nin")
+    assert policy.rule.dimensions["tags"] == DimFilter(("keep", "pinned"), "none")
+    policy = policy_update(policy=policy, changes={"kind": ["bus"], "kind_mode": "in"})
+    assert policy.rule.dimensions["kind"] == DimFilter(("bus",), "in")
