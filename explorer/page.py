@@ -16,13 +16,12 @@ from explorer.queries import (
     dimension_value_counts,
     lessons_shown,
     read_card,
-    scopes_present,
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, ExplorerState, scope_label
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, Dimension, Rule
 from lore.models import Account, Lesson
 from lore.scopes import GLOBAL
-from lore.selectors import CursorError, Page, lessons_page
+from lore.selectors import CursorError, Page, lessons_page, scopes_present
 from policies.models import PolicyRun
 
 PAGE_SIZE = 50

@@ -271,28 +271,3 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     pairs = [(row, col, n) for (row, col), n in cells.items()]
     cards = StatCards(lessons, len(scopes), protected, archived)
     return cards, _matrix_of(state, rule, rows_dim, cols_dim, pairs)
-
-
-# A loose index scan over lesson_unique_address (account, scope, key): one index probe per distinct scope instead of reading
-# every lesson, so the scope picker costs the same with a thousand lessons or a million.
-_SCOPES_SKIP_SCAN = """
-WITH RECURSIVE found(scope) AS (
-    (SELECT scope FROM lore_lesson WHERE account_id = %(account)s ORDER BY scope LIMIT 1)
-    UNION ALL
-    SELECT (SELECT l.scope FROM lore_lesson l WHERE l.account_id = %(account)s AND l.scope > found.scope
-            ORDER BY l.scope LIMIT 1)
-    FROM found WHERE found.scope IS NOT NULL
-)
-SELECT scope FROM found WHERE scope IS NOT NULL
-"""
-
-
-def scopes_present(account: Account) -> list[str]:
-    """The scopes the account's lessons live in, sorted, for the scope picker."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_SCOPES_SKIP_SCAN, {"account": account.pk})
-            return [row[0] for row in cursor.fetchall()]
-    return list(
-        Lesson.objects.filter(account=account).order_by("scope").values_list("scope", flat=True).distinct()
-    )

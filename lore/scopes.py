@@ -123,6 +123,13 @@ def scope_q(scope: str, prefix: str = "") -> Q:
     return q
 
 
+def repo_of(scope: str) -> str | None:
+    """The repo scope that covers a branch scope (`branch::acme/app::main` → `repo::acme/app`), else None."""
+    if not scope.startswith("branch::"):
+        return None
+    return "repo::" + scope.removeprefix("branch::").split(SEP)[0]
+
+
 def scope_covers(policy_scope: str, lesson_scope: str) -> bool:
     """The same rule as scope_q, in Python (for messages and tests)."""
     if policy_scope == GLOBAL or policy_scope == lesson_scope:

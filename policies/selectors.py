@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
-from lore.models import Account, ApiToken, Lesson
-from lore.scopes import GLOBAL, SEP
+from lore.models import Account, ApiToken
+from lore.scopes import GLOBAL, repo_of
+from lore.selectors import scopes_present
 from policies.models import PolicyRun, RetentionPolicy
 
 RUN_HISTORY_LIMIT = 50
@@ -57,10 +58,8 @@ def policy_run_active(policy: RetentionPolicy) -> PolicyRun | None:
 def account_scopes(account: Account) -> list[str]:
     """The scopes a policy of this account can name: every scope holding lessons, plus the repo of every branch
     (a repo rule covers its branches), sorted. `global` is not in the list: the picker pins it on top."""
-    scopes = set(Lesson.objects.filter(account=account).order_by().values_list("scope", flat=True).distinct())
-    for scope in list(scopes):
-        if scope.startswith("branch::"):
-            scopes.add("repo::" + scope.split(SEP)[1])
+    present = scopes_present(account)
+    scopes = set(present) | {repo for repo in map(repo_of, present) if repo}
     scopes.discard(GLOBAL)
     return sorted(scopes)
 

@@ -86,3 +86,11 @@ def test_the_sql_predicate_and_the_python_rule_agree(store, account) -> None:  #
     for policy_scope in SCOPES:
         expected = {s for s in SCOPES if scope_covers(policy_scope, s)}
         assert covered(account, policy_scope) == expected, policy_scope
+
+
+def test_a_branch_scope_names_the_repo_that_covers_it() -> None:
+    from lore.scopes import repo_of, scope_covers
+
+    assert repo_of("branch::acme/app::fix/ssr-hydration") == "repo::acme/app"
+    assert scope_covers(repo_of("branch::acme/app::main") or "", "branch::acme/app::main")
+    assert repo_of("repo::acme/app") is None and repo_of("global") is None and repo_of("project::docs") is None
