@@ -177,13 +177,20 @@
   // detached) link: the menu and the toolbar would miss the new state. So while a pick is on its way the menu
   // takes no offers. (The flag lives on the popover, which no swap replaces; a detached link's own events never
   // reach the document, so the pick's end is seen through the swap it causes or its error.)
+  // Only the pick's own answer ends it (matched by its request): the Explorer's counts, which load after every
+  // swap, can settle while a newer pick is still on its way.
+  var pickRequest = null;
   function isPick(elt) { return elt && elt.matches && elt.matches("[data-fc-choice], .fc-mode, .fc-clear"); }
-  function clearPicking() {
+  function clearPicking(event) {
+    if (!pickRequest || (event && event.detail && event.detail.xhr !== pickRequest)) return;
+    pickRequest = null;
     document.querySelectorAll(".fc-menu[data-fc-picking]").forEach(function (m) { delete m.dataset.fcPicking; });
   }
   document.addEventListener("htmx:beforeRequest", function (event) {
     var menu = isPick(event.detail.elt) && event.detail.elt.closest(".fc-menu");
-    if (menu) menu.dataset.fcPicking = "1";
+    if (!menu) return;
+    menu.dataset.fcPicking = "1";
+    pickRequest = event.detail.xhr;
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
@@ -194,6 +201,7 @@
   document.addEventListener("htmx:afterSettle", clearPicking);
   document.addEventListener("htmx:responseError", clearPicking);
   document.addEventListener("htmx:sendError", clearPicking);
+  document.addEventListener("htmx:sendAbort", clearPicking);
 
   function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
   window.addEventListener("resize", placeOpen);
