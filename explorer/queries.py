@@ -72,12 +72,28 @@ class StatCards:
     archived: int
 
 
+def _population_parts(
+    account: Account, state: ExplorerState, rule: Rule, now: datetime
+) -> list[QuerySet[Lesson]]:
+    """Active and archived lessons the rule, search, date range and run describe (protected included), as
+    disjoint parts to be added up. With a search there are two, one per status: the full-text index covers
+    active lessons only, so the active part is answered from it, and only the few archived lessons have their
+    text searched row by row (one predicate over both statuses read every lesson: 9.9 s at 1M; as parts ≈ 0.3 s)."""
+    qs = _narrow(Lesson.objects.filter(account=account).filter(rule_predicate(rule, now)), state, now)
+    if not state.q:
+        return [qs]
+    found = text_search_q(state.q)
+    return [qs.filter(found, archived_at__isnull=True), qs.filter(found, archived_at__isnull=False)]
+
+
 def _population(account: Account, state: ExplorerState, rule: Rule, now: datetime) -> QuerySet[Lesson]:
-    """Active and archived lessons the rule, search, date range and run describe (protected included)."""
-    qs = Lesson.objects.filter(account=account).filter(rule_predicate(rule, now))
-    if state.q:
-        qs = qs.filter(text_search_q(state.q))
-    return _narrow(qs, state, now)
+    """The population as one queryset (see `_population_parts`)."""
+    parts = _population_parts(account, state, rule, now)
+    return (
+        parts[0]
+        if len(parts) == 1
+        else Lesson.objects.filter(pk__in=parts[0].union(*parts[1:], all=True).values("pk"))
+    )
 
 
 def _shown_q(state: ExplorerState) -> Q:
@@ -241,9 +257,8 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     if rows_dim.is_tags or cols_dim.is_tags:
         return stat_cards(account, state, now=now), matrix(account, state, now=now)
     axes = {n: f for n, f in state.rule.dimensions.items() if n in (rows_dim.name, cols_dim.name)}
-    inner = (
-        _population(account, state, rule, now)
-        .annotate(
+    flagged = [
+        part.annotate(
             x_shown=_flag(_shown_q(state)),
             x_axes=_flag(dimensions_q(axes)),
             x_archived=_flag(Q(archived_at__isnull=False)),
@@ -252,7 +267,9 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
         .values(
             "scope", "protected", "x_shown", "x_axes", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field)
         )
-    )
+        for part in _population_parts(account, state, rule, now)
+    ]
+    inner = flagged[0].union(*flagged[1:], all=True) if len(flagged) > 1 else flagged[0]
     sql, params = inner.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(_CARDS_AND_MATRIX.format(inner=sql), params)

@@ -514,3 +514,22 @@ def test_the_detail_sheet_works_without_javascript_as_a_page(logged_in: Client, 
     assert redirect.status_code == 302
     lesson.refresh_from_db()
     assert lesson.protected
+
+
+@pytest.mark.parametrize("matrix", ["host,kind", "tags,kind"])
+def test_with_a_search_every_card_counts_the_lessons_that_match_it_active_and_archived(
+    logged_in: Client, account, matrix: str
+) -> None:  # noqa: ANN001
+    hit = [
+        LessonFactory(account=account, content="Hydration mismatches come from Date.now().") for _ in range(4)
+    ]
+    LessonFactory(account=account, content="Hydration again", protected=True)
+    LessonFactory(account=account, content="Install with uv, never pip.")
+    gone = LessonFactory(account=account, content="hydration, archived")
+    LessonFactory(account=account, content="pip, archived", archived_at=days_ago(1))
+    lessons_archive(account=account, lesson_ids=[gone.pk, hit[0].pk], reason="by hand")
+    response = logged_in.get(f"/explorer/?q=hydration&matrix={matrix}")
+    assert card(response, "lessons") == 4  # 3 active hits + the protected one
+    assert card(response, "protected") == 1 and card(response, "archived") == 2
+    archived = logged_in.get(f"/explorer/?q=hydration&archived=1&matrix={matrix}")
+    assert card(archived, "lessons") == 2 and len(keys(archived)) == 2
