@@ -216,6 +216,12 @@ class ExplorerState:
     def sort_label(self) -> str:
         return KEYSETS[self.list_sort][1]
 
+    @property
+    def is_retention_rule(self) -> bool:
+        """Conditions set, all in a retention direction: the list is what a policy with them would archive.
+        (A reverse direction still lists candidates, protected left out, but no policy can carry it.)"""
+        return self.has_conditions and not self.rule.reverse_params
+
     @cached_property
     def policy_blockers(self) -> list[tuple[str, str]]:
         """Why Create retention policy is hidden: (what to clear, URL of the view with it cleared)."""

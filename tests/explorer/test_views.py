@@ -533,3 +533,12 @@ def test_with_a_search_every_card_counts_the_lessons_that_match_it_active_and_ar
     assert card(response, "protected") == 1 and card(response, "archived") == 2
     archived = logged_in.get(f"/explorer/?q=hydration&archived=1&matrix={matrix}")
     assert card(archived, "lessons") == 2 and len(keys(archived)) == 2
+
+
+def test_a_reverse_direction_is_never_worded_as_what_a_policy_would_archive(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/?retention=min_opened_count:10").content.decode()
+    assert "used-0" in keys_of(html)
+    assert "a policy would archive" not in html and "would archive now" not in html
+    assert "match, protected left out" in html and "a policy cannot carry a reverse direction" in html
+    retention = logged_in.get("/explorer/?retention=max_opened_count:0").content.decode()
+    assert "a policy would archive" in retention and "would archive now" in retention
