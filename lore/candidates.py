@@ -42,10 +42,13 @@ def candidate_predicate(rule: Rule, now: datetime) -> Q:
 
 
 def untouched_since(snapshot: datetime) -> Q:
-    """Lessons nobody rewrote or restored after `snapshot`: a run never overrides a decision made after
-    it read its candidates (seeds/004: eligibility is checked again when the archive happens)."""
+    """Lessons nobody rewrote, restored or re-imported after `snapshot`: a run never overrides a decision made
+    after it read its candidates (seeds/004: eligibility is checked again when the archive happens). An import
+    keeps the file's timestamps, so only its event tells that it happened."""
     restored_since = LessonEvent.objects.filter(
-        lesson_id=OuterRef("pk"), action=LessonEvent.Action.RESTORED, at__gt=snapshot
+        lesson_id=OuterRef("pk"),
+        action__in=(LessonEvent.Action.RESTORED, LessonEvent.Action.IMPORTED),
+        at__gt=snapshot,
     )
     return Q(updated_at__lte=snapshot) & ~Q(Exists(restored_since))
 

@@ -13,6 +13,7 @@ from lore.conditions import Rule, RuleError
 from lore.inputs import LessonInput
 from lore.models import Lesson, LessonEvent, ReadEvent
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_archive
+from lore.transfer import import_lines, lesson_as_line
 from policies import grooming
 from policies.models import PolicyRun
 from policies.services import policy_create
@@ -145,7 +146,7 @@ def _change_after_first_batch(change):  # noqa: ANN001, ANN202
     return on_batch
 
 
-@pytest.mark.parametrize("change", ["protect", "rewrite", "open", "restore"])
+@pytest.mark.parametrize("change", ["protect", "rewrite", "open", "restore", "import"])
 def test_a_lesson_changed_after_the_run_read_its_candidates_is_not_archived(account, change: str) -> None:  # noqa: ANN001
     rule = Rule(scope="repo::acme/app", conditions={"unseen_days": 30})
     first = LessonFactory(account=account, key="a-first", created_at=days_ago(100))
@@ -162,6 +163,10 @@ def test_a_lesson_changed_after_the_run_read_its_candidates_is_not_archived(acco
             lesson_write(account=account, data=data)
         elif change == "open":
             lesson_open(account=account, lesson=target, surface="mcp")
+        elif change == "import":  # the file's own (old) timestamps: only the import's event tells
+            target.refresh_from_db()
+            line = lesson_as_line(target).replace(target.content, "imported again")
+            assert import_lines(account, [line]).updated == 1
         else:
             lesson_restore(account=account, lesson=target)
 
