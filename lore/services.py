@@ -136,7 +136,8 @@ def lesson_write(
     )
     if was_archived:
         _event(existing, Action.RESTORED, actor=actor, detail="rewritten while archived", now=now)
-    tags_sync(account, {existing.pk: data.tags})
+    if list(existing.tags) != list(data.tags):  # a recurrence usually repeats its tags: leave their rows be
+        tags_sync(account, {existing.pk: data.tags})
     existing.refresh_from_db()
     return existing, False
 

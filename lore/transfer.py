@@ -20,7 +20,7 @@ from lore.inputs import (
     parse_timestamp,
 )
 from lore.models import Account, Lesson, LessonEvent
-from lore.services import tags_sync
+from lore.services import events_for, tags_sync
 
 EXPORT_FIELDS = (
     "scope",
@@ -236,15 +236,13 @@ def _import_batch(account: Account, batch: list[Lesson], report: ImportReport, a
         for lesson in to_create:
             lesson.pk = ids[(lesson.scope, lesson.key)]
     tags_sync(account, {lesson.pk: lesson.tags for lesson in by_address.values()})
-    now = timezone.now()
-    LessonEvent.objects.bulk_create(
-        [
-            LessonEvent(
-                account=account, lesson_id=lesson.pk, action=LessonEvent.Action.IMPORTED, actor=actor, at=now
-            )
-            for lesson in by_address.values()
-        ],
-        batch_size=IMPORT_BATCH,
+    events_for(
+        Lesson.objects.filter(account=account, pk__in=[lesson.pk for lesson in by_address.values()]),
+        action=LessonEvent.Action.IMPORTED,
+        actor=actor,
+        run_id=None,
+        detail="",
+        now=timezone.now(),
     )
     report.created += len(to_create)
     report.updated += len(to_update)

@@ -222,3 +222,19 @@ def test_concurrent_writes_of_one_key_make_one_lesson_and_count_every_write() ->
     assert _in_threads(write_it) == []
     lesson = Lesson.objects.get(account=account, key="raced")
     assert lesson.seen_count == THREADS
+
+
+def test_a_rewrite_keeps_the_tag_rows_in_step_with_its_tags(account) -> None:  # noqa: ANN001
+    from lore.models import LessonTag
+
+    def rows(lesson: Lesson) -> set[str]:
+        return set(LessonTag.objects.filter(lesson=lesson).values_list("tag", flat=True))
+
+    lesson = write(account, tags=["ci", "flaky"])
+    assert rows(lesson) == {"ci", "flaky"}
+    with CaptureQueriesContext(connection) as same:
+        lesson = write(account, tags=["ci", "flaky"])
+    assert rows(lesson) == {"ci", "flaky"}
+    assert not [q for q in same.captured_queries if "lore_lessontag" in q["sql"]]  # unchanged: left alone
+    lesson = write(account, tags=["ci"])
+    assert rows(lesson) == {"ci"} and lesson.tags == ["ci"]
