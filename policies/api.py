@@ -15,7 +15,7 @@ from lore.api.auth import account_of, actor_of, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
 from lore.api.schemas import ID_MAX, GroomIn, PolicyIn, PolicyOut, PolicyPatch, PreviewOut, RunOut
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, auto_name, rule_from_data
-from lore.models import Account, Lesson
+from lore.models import Account
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create, policy_delete, policy_update
@@ -82,7 +82,7 @@ def groom_preview(request: HttpRequest, payload: GroomIn) -> JsonResponse:  # ty
 
 
 @groom_router.post("/run", response={200: RunOut, **error_responses(400, 404, 409)}, summary="Run (archive)")
-def groom_run(request: HttpRequest, payload: GroomIn) -> dict[str, Any]:  # type: ignore[valid-type]
+def groom_run(request: HttpRequest, payload: GroomIn) -> JsonResponse:  # type: ignore[valid-type]
     """Archive every match (recoverable with /memories/restore), recorded as a PolicyRun; answers what it archived."""
     account = account_of(request)
     rule, policy = groom_target(account, payload)
@@ -95,12 +95,10 @@ def groom_run(request: HttpRequest, payload: GroomIn) -> dict[str, Any]:  # type
             409, "this policy already has a run going: try again when it finishes", code="run_active"
         )
     run = grooming.run_execute(run.pk)
-    keys = list(
-        Lesson.objects.filter(account=account, archived_by_run=run)
-        .order_by("scope", "key")
-        .values("scope", "key")
+    keys = grooming.run_keys(run)  # serialised as they are, like the preview's (RunOut documents them)
+    return JsonResponse(
+        {"count": len(keys), "keys": keys, "run_id": run.pk, "status": run.status, "matched": run.matched}
     )
-    return {"count": len(keys), "keys": keys, "run_id": run.pk, "status": run.status, "matched": run.matched}
 
 
 # ---------------------------------------------------------------- policies

@@ -81,6 +81,12 @@ def preview(
     return Preview(count=qs.count(), keys=[{"scope": scope, "key": key} for scope, key in sample])
 
 
+def run_keys(run: PolicyRun) -> list[dict[str, str]]:
+    """What a run archived (still archived by it), as preview keys in the preview's order."""
+    archived = Lesson.objects.filter(account=run.account, archived_by_run=run)
+    return _in_address_order(archived.order_by().values_list("scope", "key"))
+
+
 def _in_address_order(pairs: Iterable[tuple[str, str]]) -> list[dict[str, str]]:
     """(scope, key) pairs as preview keys, sorted by scope then key. Grouped by scope first: sorting plain
     strings is about twice as fast as sorting tuples, and a store has few scopes."""
