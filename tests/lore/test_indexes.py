@@ -124,3 +124,25 @@ def test_searching_active_lessons_uses_the_full_text_index_and_archived_ones_are
     assert list(active.values_list("key", flat=True)) == ["lesson-8"]
     archived = lessons_filtered(account, Rule(), q="zebra", archived=True)
     assert list(archived.values_list("key", flat=True)) == ["lesson-7"]
+
+
+@pytest.mark.parametrize(
+    ("sort", "archived", "index"),
+    [
+        ("newest", False, "lesson_active_newest"),
+        ("opened_count", False, "lesson_active_chosen"),
+        ("updated", False, "lesson_active_updated"),
+        ("archived", True, "lesson_archived_recent"),
+    ],
+)
+def test_every_list_order_reads_its_own_index_and_stops_after_a_page(account, sort, archived, index) -> None:  # noqa: ANN001
+    require_postgres()
+    _lessons(account)
+    if archived:
+        Lesson.objects.filter(account=account, kind="bus").update(archived_at=timezone.now())
+    from lore.selectors import KEYSETS
+
+    field = KEYSETS[sort][0]
+    page = lessons_filtered(account, Rule(), archived=archived).order_by(f"-{field}", "-pk")[:51]
+    plan = _plan(page)
+    assert f"Index Scan using {index}" in plan and "Sort" not in plan.split("Index Scan")[0]

@@ -93,4 +93,6 @@ def test_a_branch_scope_names_the_repo_that_covers_it() -> None:
 
     assert repo_of("branch::acme/app::fix/ssr-hydration") == "repo::acme/app"
     assert scope_covers(repo_of("branch::acme/app::main") or "", "branch::acme/app::main")
-    assert repo_of("repo::acme/app") is None and repo_of("global") is None and repo_of("project::docs") is None
+    assert (
+        repo_of("repo::acme/app") is None and repo_of("global") is None and repo_of("project::docs") is None
+    )
