@@ -222,6 +222,14 @@ class ExplorerState:
         (A reverse direction still lists candidates, protected left out, but no policy can carry it.)"""
         return self.has_conditions and not self.rule.reverse_params
 
+    @property
+    def has_candidate_note(self) -> bool:
+        """The list says how it relates to a policy: with conditions (it is the candidate set), or with filters
+        only and Create retention policy offered (the list then also shows protected lessons a policy skips)."""
+        if self.archived:
+            return False
+        return self.has_conditions or self.can_create_policy
+
     @cached_property
     def policy_blockers(self) -> list[tuple[str, str]]:
         """Why Create retention policy is hidden: (what to clear, URL of the view with it cleared)."""

@@ -542,3 +542,17 @@ def test_a_reverse_direction_is_never_worded_as_what_a_policy_would_archive(logg
     assert "match, protected left out" in html and "a policy cannot carry a reverse direction" in html
     retention = logged_in.get("/explorer/?retention=max_opened_count:0").content.decode()
     assert "a policy would archive" in retention and "would archive now" in retention
+
+
+def test_with_filters_only_the_list_says_which_lessons_a_policy_would_skip(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/?kind=bus").content.decode()
+    assert "pinned" in keys_of(html) and "data-create-policy" in html
+    assert "A policy with these filters would archive the lessons listed except" in html
+    assert "1 protected lesson</strong> shown among them" in html
+    # After a swap the note arrives with the counts, out of band like the list count.
+    swap = logged_in.get("/explorer/?kind=bus", **HX).content.decode()
+    key = re.search(r"key=([0-9a-f]{8})", _stats_url(swap)).group(1)
+    stats = logged_in.get(_stats_url(swap), **HX).content.decode()
+    assert f'id="candidate-note-{key}" hx-swap-oob="true"' in stats and "1 protected lesson" in stats
+    # No filter, nothing a policy could be made of: no note.
+    assert "data-candidate-note" not in logged_in.get("/explorer/").content.decode()
