@@ -41,6 +41,13 @@ _LOCK_CLASS = 0x4C6F7265  # "Lore": the first key of the two-key advisory lock, 
 _locks_held: set[int] = set()  # runs this process is executing (advisory locks are re-entrant per session)
 
 
+class PreviewOutdated(Exception):
+    """A run was asked to carry out a preview that no longer describes the policy (or is too old to trust)."""
+
+
+PREVIEW_VALID_FOR = timedelta(hours=1)
+
+
 class RunNoLongerRunning(Exception):
     """The run was marked interrupted while this worker was still on it: stop, keep the batch rolled back."""
 
@@ -194,9 +201,17 @@ def run_start(
     trigger: str,
     actor: str = "",
     once_since: datetime | None = None,
+    as_of: datetime | None = None,
 ) -> PolicyRun | None:
     """Record a pending run of a policy (or an ad-hoc rule). None when that policy already has a run going, or
-    (with `once_since`, the nightly sweep's tick) already had a run of this trigger since then that did not die."""
+    (with `once_since`, the nightly sweep's tick) already had a run of this trigger since then that did not die.
+
+    `as_of`, the moment of a preview, makes the run archive exactly what that preview showed (less what was
+    touched since); PreviewOutdated when the policy changed after it, or it is older than PREVIEW_VALID_FOR."""
+    if as_of is not None:
+        now = timezone.now()
+        if not now - PREVIEW_VALID_FOR <= as_of <= now:
+            raise PreviewOutdated("that preview is too old to act on")
     runs_mark_stale()
     with transaction.atomic():
         if policy is not None:
@@ -212,6 +227,8 @@ def run_start(
                 .exists()
             ):
                 return None
+            if as_of is not None and policy.updated_at > as_of:
+                raise PreviewOutdated("the policy was changed after that preview")
             rule = policy.rule
         assert rule is not None
         rule_validate_for_policy(rule)
@@ -222,6 +239,7 @@ def run_start(
             trigger=trigger,
             rule_snapshot=rule_snapshot(rule),
             created_by=actor,
+            as_of=as_of,
         )
 
 
@@ -294,7 +312,7 @@ def run_execute(
 
 
 def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun], None] | None) -> None:
-    snapshot = run.started_at
+    snapshot = run.as_of or run.started_at
     assert snapshot is not None
     reason = f"policy “{run.policy_name}”" if run.policy_name else "ad-hoc groom run"
     try:

@@ -94,6 +94,9 @@ class PolicyRun(models.Model):
     archived = models.PositiveIntegerField(default=0)
     restored = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
+    # The moment of the preview a run carries out (Run now's confirm page): it archives only what matched then.
+    # Without one, the run archives what matches when it starts.
+    as_of = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True, default="")

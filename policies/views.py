@@ -4,6 +4,7 @@ POST-only and CSRF-protected."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -14,7 +15,9 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -207,9 +210,17 @@ def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
     policy = selectors.policy_get(account, policy_id)
     active = selectors.policy_run_active(policy)
     if request.method == "POST":
-        run = grooming.run_start(
-            account=account, policy=policy, trigger=PolicyRun.Trigger.MANUAL, actor=_actor(request)
-        )
+        try:
+            run = grooming.run_start(
+                account=account,
+                policy=policy,
+                trigger=PolicyRun.Trigger.MANUAL,
+                actor=_actor(request),
+                as_of=_preview_time(request.POST.get("as_of")),
+            )
+        except grooming.PreviewOutdated as exc:
+            messages.warning(request, f"Nothing was archived: {exc}. Here is what the policy matches now.")
+            return redirect("policies:run_new", policy_id)
         if run is None:
             messages.info(request, "This policy already has a run going; here it is.")
             return (
@@ -219,15 +230,30 @@ def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
             )
         transaction.on_commit(partial(execute_run.delay, run.pk))
         return redirect("policies:run", run_id=run.pk)
-    found = grooming.preview(account, policy.rule, keys_limit=RUN_SAMPLE_SIZE)
+    now = timezone.now()
+    found = grooming.preview(account, policy.rule, keys_limit=RUN_SAMPLE_SIZE, now=now)
     context = {
         "policy": policy,
         "preview": found,
+        "as_of": now.isoformat(),
         "active": active,
         "explorer_url": explorer_url(policy.rule),
         "section": "policies",
     }
     return render(request, "policies/run_confirm.html", context)
+
+
+def _preview_time(raw: str | None) -> datetime | None:
+    """The confirm page's preview time; a value that is not one (tampered with) makes the preview outdated."""
+    if not raw:
+        return None
+    try:
+        parsed = parse_datetime(raw)
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise grooming.PreviewOutdated("that preview could not be read")
+    return parsed
 
 
 @require_GET

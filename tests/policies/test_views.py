@@ -436,3 +436,52 @@ def test_state_changes_refuse_get(logged_in: Client, account) -> None:  # noqa: 
     assert logged_in.get(f"/settings/policies/{policy.pk}/enabled/").status_code == 405
     assert logged_in.get(f"/settings/runs/{run.pk}/undo/").status_code == 405
     assert logged_in.get("/settings/tokens/1/revoke/").status_code == 405
+
+
+def _confirm(logged_in: Client, policy: RetentionPolicy) -> dict[str, str]:
+    html = logged_in.get(f"/settings/policies/{policy.pk}/run/").content.decode()
+    return {"as_of": re.search(r'name="as_of" value="([^"]+)"', html).group(1)}
+
+
+def test_confirming_archives_exactly_what_the_confirm_page_showed(
+    logged_in: Client, account, run_now
+) -> None:  # noqa: ANN001
+    policy = stale_policy(account)
+    shown = old_lessons(account, 3)
+    form = _confirm(logged_in, policy)
+    # Between the confirm page and the click: an old lesson arrives by import-like backdating, and a lesson
+    # crosses the age threshold. Neither was on the page, so neither is archived.
+    late = LessonFactory(account=account, created_at=timezone.now() - timedelta(days=200))
+    Lesson.objects.filter(pk=late.pk).update(updated_at=timezone.now())
+    aging = LessonFactory(account=account, created_at=timezone.now() - timedelta(days=90, seconds=-1))
+    run_now(policy, data=form)
+    run = PolicyRun.objects.get(policy=policy)
+    assert run.as_of is not None and run.archived == 3
+    archived = set(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True))
+    assert archived == {lesson.pk for lesson in shown}
+    assert late.pk not in archived and aging.pk not in archived
+
+
+def test_a_preview_of_a_policy_changed_since_is_not_carried_out(logged_in: Client, account, run_now) -> None:  # noqa: ANN001
+    from policies.services import policy_update
+
+    policy = stale_policy(account)
+    old_lessons(account, 3)
+    form = _confirm(logged_in, policy)
+    policy_update(policy=policy, changes={"min_age_days": 30})
+    response = run_now(policy, data=form)
+    assert response["Location"] == f"/settings/policies/{policy.pk}/run/"
+    assert not PolicyRun.objects.exists()
+    page = logged_in.get(response["Location"]).content.decode()
+    assert "Nothing was archived: the policy was changed after that preview" in page
+
+
+@pytest.mark.parametrize("as_of", ["2020-01-01T00:00:00+00:00", "yesterday", "2026-13-45T00:00:00+00:00"])
+def test_an_old_or_unreadable_preview_time_archives_nothing(
+    logged_in: Client, account, run_now, as_of: str
+) -> None:  # noqa: ANN001
+    policy = stale_policy(account)
+    old_lessons(account, 3)
+    response = run_now(policy, data={"as_of": as_of})
+    assert response.status_code == 302 and not PolicyRun.objects.exists()
+    assert not Lesson.objects.filter(archived_at__isnull=False).exists()
