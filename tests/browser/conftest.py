@@ -7,9 +7,11 @@ base_url = live_server.url). Never `playwright install`: Debian's /usr/bin/chrom
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 
 import pytest
+from django.core.signals import request_finished, request_started
 
 # Playwright's sync API runs an event loop in this thread; Django's async-safety check would refuse ORM calls.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -25,6 +27,46 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT = {"width": 1400, "height": 900}
+SERVER_DRAIN_SECONDS = 15
+
+
+class RequestsInFlight:
+    """Counts the live server's requests between request_started and request_finished.
+
+    A test can end while the page still has a request in flight (a lazy count after the last swap). Closing the
+    browser does not stop the server thread: it would go on using the database while the test's teardown flushes
+    it (on SQLite: "couldn't be flushed", the next test's set-up then fails) or after the database is blocked
+    again. The page fixture waits for the count to reach zero before the test's database is torn down.
+    """
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = threading.Condition()
+
+    def started(self, **kwargs: object) -> None:
+        with self._idle:
+            self._count += 1
+
+    def finished(self, **kwargs: object) -> None:
+        with self._idle:
+            self._count = max(0, self._count - 1)
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._count == 0, timeout=timeout)
+
+
+@pytest.fixture
+def server_requests() -> Iterator[RequestsInFlight]:
+    """Connects a RequestsInFlight to Django's request signals for one test, and waits for the server to drain."""
+    requests = RequestsInFlight()
+    request_started.connect(requests.started, weak=False)
+    request_finished.connect(requests.finished, weak=False)
+    yield requests
+    requests.wait_idle(SERVER_DRAIN_SECONDS)
+    request_started.disconnect(requests.started)
+    request_finished.disconnect(requests.finished)
 
 
 @pytest.fixture(scope="session")
@@ -41,8 +83,12 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser, live_server, user, client) -> Iterator[object]:  # noqa: ANN001
-    """A browser page signed in as `user` (the session cookie of a forced login)."""
+def page(browser, live_server, user, client, server_requests) -> Iterator[object]:  # noqa: ANN001
+    """A browser page signed in as `user` (the session cookie of a forced login).
+
+    On teardown the context closes first, then `server_requests` waits for the server to finish what it was
+    sent, so no request outlives the test's database.
+    """
     client.force_login(user)
     context = browser.new_context(viewport=VIEWPORT, base_url=live_server.url)
     context.add_cookies(

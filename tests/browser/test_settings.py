@@ -191,7 +191,7 @@ def test_deleting_a_policy_keeps_what_it_archived_archived(page, account) -> Non
 
 
 @pytest.fixture
-def page_without_js(browser, live_server, user, client):  # noqa: ANN001, ANN201
+def page_without_js(browser, live_server, user, client, server_requests):  # noqa: ANN001, ANN201
     """A signed-in page with JavaScript switched off: the dialog must work as a plain form."""
     client.force_login(user)
     context = browser.new_context(java_script_enabled=False, base_url=live_server.url)
