@@ -69,20 +69,24 @@ def cmd_groom(client: LoreClient, args: argparse.Namespace) -> int:
             human += "\n" + output.keys_table(preview["keys"], args.limit)
         emit(args, preview, human)
         return EXIT_OK
+    as_of = None
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError("--run archives lessons: confirm at a terminal, or pass --yes")
-        preview = client.groom_preview(body)
+        preview, as_of = client.groom_preview_taken(body)
         if not preview["count"]:
             emit(args, {**preview, "run_id": None}, "Nothing to archive.")
             return EXIT_OK
         print(output.keys_table(preview["keys"], args.limit), file=sys.stderr)
         if not confirm(
-            f"Archive these {output.lessons(preview['count'])}? They stay restorable (lorekit restore)."
+            f"Archive {'this lesson' if preview['count'] == 1 else 'these ' + output.lessons(preview['count'])}?"
+            " They stay restorable (lorekit restore)."
         ):
             print("Nothing archived.", file=sys.stderr)
             return EXIT_ERROR
-    result = client.groom_run(body)
+    result = client.groom_run(
+        body, as_of=as_of
+    )  # what was confirmed, not what matches by the time of the answer
     human = f"Archived {output.lessons(result['count'])} (run {result['run_id']})."
     if result["keys"]:
         human += "\n" + output.keys_table(result["keys"], args.limit)

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 API_PREFIX = "/api/v1"
+AS_OF_HEADER = "Lore-As-Of"  # when the server took a groom preview
 
 # Exit codes of the CLI, by what went wrong.
 EXIT_OK = 0
@@ -140,12 +141,22 @@ class LoreClient:
     # ------------------------------------------------------------ transport
 
     def call(self, method: str, path: str, *, body: Any = None, params: dict[str, Any] | None = None) -> Any:
+        return self._decoded(self.send(method, path, body=body, params=params), path)
+
+    def send(
+        self, method: str, path: str, *, body: Any = None, params: dict[str, Any] | None = None
+    ) -> httpx.Response:
+        """The successful response itself (for its headers); LoreError otherwise."""
         try:
             response = self.http.request(method, path, json=body, params=params)
         except httpx.HTTPError as exc:
             raise LoreError(f"cannot reach {self.base}: {exc}", code="unreachable") from exc
         if response.status_code >= 400:
             raise _error_from(response)
+        return response
+
+    @staticmethod
+    def _decoded(response: httpx.Response, path: str) -> Any:
         if response.status_code == 204 or not response.content:
             return None
         try:
@@ -223,9 +234,17 @@ class LoreClient:
     # ------------------------------------------------------------ grooming
 
     def groom_preview(self, body: dict[str, Any]) -> dict[str, Any]:
-        return self.call("POST", "/memories/groom/preview", body=body)  # type: ignore[no-any-return]
+        return self.groom_preview_taken(body)[0]
 
-    def groom_run(self, body: dict[str, Any]) -> dict[str, Any]:
+    def groom_preview_taken(self, body: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """The preview and when the server took it (its Lore-As-Of header), for groom_run(as_of=…)."""
+        response = self.send("POST", "/memories/groom/preview", body=body)
+        return self._decoded(response, "/memories/groom/preview"), response.headers.get(AS_OF_HEADER)
+
+    def groom_run(self, body: dict[str, Any], *, as_of: str | None = None) -> dict[str, Any]:
+        """Archive the matches; with a preview's `as_of`, exactly what that preview answered (409 if outdated)."""
+        if as_of is not None:
+            body = {**body, "as_of": as_of}
         return self.call("POST", "/memories/groom/run", body=body)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------ policies

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
 from ninja import Path, Router, Status
 
 from lore.api.auth import account_of, actor_of, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
-from lore.api.schemas import ID_MAX, GroomIn, PolicyIn, PolicyOut, PolicyPatch, PreviewOut, RunOut
+from lore.api.schemas import ID_MAX, GroomIn, GroomRunIn, PolicyIn, PolicyOut, PolicyPatch, PreviewOut, RunOut
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, auto_name, rule_from_data
 from lore.models import Account
 from policies import grooming
@@ -53,9 +54,13 @@ def policy_as_dict(policy: RetentionPolicy) -> dict[str, Any]:
 # ---------------------------------------------------------------- grooming
 
 
+AS_OF_HEADER = "Lore-As-Of"
+
+
 def groom_target(account: Account, payload: Any) -> tuple[Rule, RetentionPolicy | None]:
     """A saved policy's rule, or the ad-hoc rule in the body (never both)."""
     data = payload.dict(exclude_none=True)
+    data.pop("as_of", None)
     policy_id = data.pop("policy_id", None)
     if policy_id is not None:
         if data:
@@ -70,26 +75,61 @@ def groom_target(account: Account, payload: Any) -> tuple[Rule, RetentionPolicy 
     return rule_from_data(data), None
 
 
-@groom_router.post("/preview", response={200: PreviewOut, **error_responses(400, 404)}, summary="Preview")
+@groom_router.post(
+    "/preview",
+    response={200: PreviewOut, **error_responses(400, 404)},
+    summary="Preview",
+    openapi_extra={
+        "responses": {
+            "200": {
+                "headers": {
+                    AS_OF_HEADER: {
+                        "description": "When this preview was taken: give it as as_of to /groom/run to "
+                        "archive exactly this set",
+                        "schema": {"type": "string", "format": "date-time"},
+                    }
+                }
+            }
+        }
+    },
+)
 def groom_preview(request: HttpRequest, payload: GroomIn) -> JsonResponse:  # type: ignore[valid-type]
-    """`{count, keys: [{scope, key}]}`: exactly what a run would archive now. Changes nothing."""
+    """`{count, keys: [{scope, key}]}`: exactly what a run would archive now. Changes nothing.
+
+    The `Lore-As-Of` header says when "now" was: pass it as `as_of` to /groom/run to archive exactly this set."""
     account = account_of(request)
     rule, _ = groom_target(account, payload)
-    found = grooming.preview(account, rule)
+    now = timezone.now()
+    found = grooming.preview(account, rule, now=now)
     # Serialised as it is (PreviewOut still documents it): the keys are plain strings already, and validating
     # ~100k of them one by one through the response schema took seconds at 1M lessons (bench/RESULTS.md).
-    return JsonResponse({"count": found.count, "keys": found.keys})
+    response = JsonResponse({"count": found.count, "keys": found.keys})
+    response[AS_OF_HEADER] = now.isoformat()
+    return response
 
 
 @groom_router.post("/run", response={200: RunOut, **error_responses(400, 404, 409)}, summary="Run (archive)")
-def groom_run(request: HttpRequest, payload: GroomIn) -> JsonResponse:  # type: ignore[valid-type]
-    """Archive every match (recoverable with /memories/restore), recorded as a PolicyRun; answers what it archived."""
+def groom_run(request: HttpRequest, payload: GroomRunIn) -> JsonResponse:  # type: ignore[valid-type]
+    """Archive every match (recoverable with /memories/restore), recorded as a PolicyRun; answers what it archived.
+
+    With `as_of` (a preview's Lore-As-Of header) it archives what that preview answered; 409 `preview_outdated`
+    when that preview is over an hour old or its policy changed since."""
     account = account_of(request)
     rule, policy = groom_target(account, payload)
     trigger = PolicyRun.Trigger.CLI if surface_of(request) == "cli" else PolicyRun.Trigger.API
-    run = grooming.run_start(
-        account=account, rule=rule, policy=policy, trigger=trigger, actor=actor_of(request)
-    )
+    try:
+        run = grooming.run_start(
+            account=account,
+            rule=rule,
+            policy=policy,
+            trigger=trigger,
+            actor=actor_of(request),
+            as_of=payload.as_of,  # type: ignore[attr-defined]
+        )
+    except grooming.PreviewOutdated as exc:
+        raise ApiError(
+            409, f"nothing was archived: {exc}; preview again", code="preview_outdated", field="as_of"
+        ) from exc
     if run is None:
         raise ApiError(
             409, "this policy already has a run going: try again when it finishes", code="run_active"

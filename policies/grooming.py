@@ -210,7 +210,9 @@ def run_start(
     touched since); PreviewOutdated when the policy changed after it, or it is older than PREVIEW_VALID_FOR."""
     if as_of is not None:
         now = timezone.now()
-        if not now - PREVIEW_VALID_FOR <= as_of <= now:
+        if as_of > now:
+            raise PreviewOutdated("that preview time is in the future")
+        if as_of < now - PREVIEW_VALID_FOR:
             raise PreviewOutdated("that preview is too old to act on")
     runs_mark_stale()
     with transaction.atomic():

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict, StringConstraints, create_model
+from pydantic import AwareDatetime, ConfigDict, StringConstraints, create_model
 
 from lore.conditions import (
     DIMENSIONS,
@@ -202,6 +202,25 @@ GroomIn = _model(
     {
         "policy_id": (Id | None, Field(None, description="Preview/run a saved policy")),
         **rule_fields(scope_required=False),
+    },
+)
+
+
+GroomRunIn = _model(
+    "GroomRunIn",
+    "What /groom/preview takes, and optionally that preview's time (its Lore-As-Of header) to archive exactly it.",
+    {
+        "policy_id": (Id | None, Field(None, description="Preview/run a saved policy")),
+        **rule_fields(scope_required=False),
+        "as_of": (
+            AwareDatetime | None,
+            Field(
+                None,
+                description="The Lore-As-Of header of the preview this run carries out: the run archives what "
+                "that preview answered, less what was written, protected or restored since. At most an hour "
+                "old; of a policy changed since, it answers 409 preview_outdated and archives nothing.",
+            ),
+        ),
     },
 )
 

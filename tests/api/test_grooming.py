@@ -3,7 +3,7 @@ exactly the previewed set."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -114,3 +114,79 @@ def test_a_policy_with_a_run_going_answers_409(api, account, store) -> None:  # 
     response = api.post("/memories/groom/run", {"policy_id": policy["id"]})
     assert response.status_code == 409
     assert error_of(response)["code"] == "run_active"
+
+
+# ---------------------------------------------------------------- a run carries out the preview it was shown
+
+
+def as_of_of(preview_response) -> str:  # noqa: ANN001
+    return preview_response["Lore-As-Of"]
+
+
+def test_a_preview_says_when_it_was_taken_and_its_body_stays_count_and_keys(api, store) -> None:  # noqa: ANN001
+    before = timezone.now()
+    response = api.post("/memories/groom/preview", SEED_BODY)
+    taken = datetime.fromisoformat(as_of_of(response))
+    assert before <= taken <= timezone.now()
+    assert set(response.json()) == {"count", "keys"}
+
+
+def test_a_run_given_its_previews_as_of_archives_that_preview_not_what_was_written_since(
+    api,
+    store,
+    account,  # noqa: ANN001
+) -> None:
+    rule = {"scope": "global", "kind": ["bug"]}
+    LessonFactory(account=account, key="old-bug", kind="bug")
+    shown = api.post("/memories/groom/preview", rule)
+    written = api.post("/memories", {"scope": "global", "key": "new-bug", "kind": "bug", "content": "x"})
+    assert written.status_code == 201
+    result = api.post("/memories/groom/run", {**rule, "as_of": as_of_of(shown)}).json()
+    assert (result["count"], result["keys"]) == (shown.json()["count"], shown.json()["keys"])
+    assert not Lesson.objects.get(key="new-bug").archived_at
+    assert PolicyRun.objects.get(pk=result["run_id"]).as_of == datetime.fromisoformat(as_of_of(shown))
+
+
+def test_a_run_without_as_of_archives_what_matches_when_it_runs(api, store, account) -> None:  # noqa: ANN001
+    rule = {"scope": "global", "kind": ["bug"]}
+    api.post("/memories/groom/preview", rule)
+    api.post("/memories", {"scope": "global", "key": "new-bug", "kind": "bug", "content": "x"})
+    assert api.post("/memories/groom/run", rule).json()["keys"] == [{"scope": "global", "key": "new-bug"}]
+
+
+@pytest.mark.parametrize(
+    ("age", "reason"),
+    [(timedelta(hours=2), "too old"), (-timedelta(minutes=5), "in the future")],
+)
+def test_a_run_of_a_preview_over_an_hour_old_or_from_the_future_archives_nothing(
+    api,
+    store,
+    age: timedelta,
+    reason: str,  # noqa: ANN001
+) -> None:
+    as_of = (timezone.now() - age).isoformat()
+    response = api.post("/memories/groom/run", {**SEED_BODY, "as_of": as_of})
+    assert response.status_code == 409
+    error = error_of(response)
+    assert (error["code"], error["field"]) == ("preview_outdated", "as_of")
+    assert reason in error["message"] and "preview again" in error["message"]
+    assert not Lesson.objects.filter(archived_at__isnull=False).exists()
+    assert not PolicyRun.objects.exists()
+
+
+def test_a_run_of_a_preview_taken_before_its_policy_changed_archives_nothing(api, store) -> None:  # noqa: ANN001
+    policy = api.post("/policies", {"name": "stale repo lore", **SEED_BODY}).json()
+    shown = api.post("/memories/groom/preview", {"policy_id": policy["id"]})
+    api.patch(f"/policies/{policy['id']}", {"unseen_days": 30})
+    response = api.post("/memories/groom/run", {"policy_id": policy["id"], "as_of": as_of_of(shown)})
+    assert response.status_code == 409
+    assert "changed after that preview" in error_of(response)["message"]
+    assert not Lesson.objects.filter(archived_at__isnull=False).exists()
+
+
+@pytest.mark.parametrize("as_of", ["2026-11-29T12:00:00", "yesterday", "2026-13-45T00:00:00+00:00"])
+def test_an_as_of_that_is_not_a_time_with_its_zone_is_refused_by_field(api, store, as_of) -> None:  # noqa: ANN001
+    response = api.post("/memories/groom/run", {**SEED_BODY, "as_of": as_of})
+    assert response.status_code == 422
+    assert error_of(response)["field"] == "as_of"
+    assert not Lesson.objects.filter(archived_at__isnull=False).exists()

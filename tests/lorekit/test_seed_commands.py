@@ -304,3 +304,39 @@ def test_groom_run_at_a_terminal_archives_nothing_when_declined(lorekit, lorekit
     assert code == 1
     assert "Nothing archived." in err
     assert not Lesson.objects.filter(archived_at__isnull=False).exists()
+
+
+def test_groom_run_at_a_terminal_archives_what_it_asked_about_not_what_was_written_while_it_waited(
+    lorekit_env,
+    account,
+    store,  # noqa: ANN001
+) -> None:
+    """The preview's time travels with the answer (Lore-As-Of → as_of): a lesson written while the prompt waits
+    matches the rule, yet is not archived by a "y" given to a question that did not show it."""
+    LessonFactory(account=account, key="old-bug", kind="bug", created_at=timezone.now() - timedelta(days=3))
+    primary, secondary = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [*lorekit_command(), "groom", "--scope", "global", "--kind", "bug", "--run"],
+            env=lorekit_env,
+            stdin=secondary,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stderr is not None
+        asked = b""
+        while b"[y/N]" not in asked:
+            chunk = process.stderr.read1(4096)
+            assert chunk, asked
+            asked += chunk
+        LessonFactory(account=account, key="written-while-asking", kind="bug")
+        os.write(primary, b"y\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert process.returncode == 0, err
+    assert b"Archive this lesson?" in asked
+    assert b"Archived 1 lesson" in out
+    archived = set(Lesson.objects.filter(archived_at__isnull=False).values_list("key", flat=True))
+    assert archived == {"old-bug"}
