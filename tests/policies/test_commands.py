@@ -103,6 +103,36 @@ def test_groom_run_asks_on_a_terminal_and_respects_no(store, monkeypatch) -> Non
     assert "Archive 3 lesson(s)? [y/N]" in out and "Archived 3" in out
 
 
+class TerminalWhileALessonIsWritten(FakeTerminal):
+    """Answers "y", but only after a lesson matching the rule was written while the question waited."""
+
+    def __init__(self, account) -> None:  # noqa: ANN001
+        super().__init__("y\n")
+        self.account = account
+
+    def readline(self, size: int | None = -1) -> str:
+        LessonFactory(account=self.account, key="written-while-asking")
+        return super().readline(size)
+
+
+def test_groom_run_archives_what_it_asked_about_not_what_was_written_while_it_waited(
+    store,
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    out = groom(
+        "--scope",
+        "global",
+        "--max-opened-count",
+        "0",
+        "--run",
+        stdin=TerminalWhileALessonIsWritten(store),
+        monkeypatch=monkeypatch,
+    )
+    assert "Archive 3 lesson(s)? [y/N]" in out and "Archived 3 of 3 matched" in out
+    assert archived() == {"unused-0", "unused-1", "unused-2"}
+    assert PolicyRun.objects.get().as_of is not None
+
+
 def test_groom_runs_a_saved_policy_and_undo_restores_it(store) -> None:  # noqa: ANN001
     policy = policy_create(account=store, rule=Rule(conditions={"max_opened_count": 0}), name="unused")
     out = groom("--policy-id", str(policy.pk), "--run", "--yes")

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
 
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, RuleError, rule_from_data
 from lore.models import Account
@@ -47,13 +49,14 @@ class Command(BaseCommand):
         if opts["undo"] is not None:
             return self._undo(account, opts["undo"])
         policy, rule = self._policy_and_rule(account, opts)
+        taken = timezone.now()
         try:
-            found = grooming.preview(account, rule, keys_limit=max(0, opts["limit"]))
+            found = grooming.preview(account, rule, keys_limit=max(0, opts["limit"]), now=taken)
         except RuleError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from exc
         self._print_preview(found, opts)
         if opts["run"]:
-            self._run(account, policy, rule, found.count, yes=opts["yes"])
+            self._run(account, policy, rule, found.count, yes=opts["yes"], as_of=taken)
         return None
 
     def _policy_and_rule(self, account: Account, opts: dict[str, Any]) -> tuple[RetentionPolicy | None, Rule]:
@@ -99,16 +102,32 @@ class Command(BaseCommand):
         return sys.stdin.readline().strip().lower() in ("y", "yes")
 
     def _run(
-        self, account: Account, policy: RetentionPolicy | None, rule: Rule, count: int, *, yes: bool
+        self,
+        account: Account,
+        policy: RetentionPolicy | None,
+        rule: Rule,
+        count: int,
+        *,
+        yes: bool,
+        as_of: datetime,
     ) -> None:
+        """Archive what the preview printed (as of its time), not what matches by the time of the answer."""
         if count == 0:
             self.stdout.write("Nothing to archive.")
             return
         if not self._confirm(count, yes):
             raise CommandError("not confirmed: nothing was archived")
-        run = grooming.run_start(
-            account=account, policy=policy, rule=rule, trigger=PolicyRun.Trigger.CLI, actor="manage.py groom"
-        )
+        try:
+            run = grooming.run_start(
+                account=account,
+                policy=policy,
+                rule=rule,
+                trigger=PolicyRun.Trigger.CLI,
+                actor="manage.py groom",
+                as_of=as_of,
+            )
+        except grooming.PreviewOutdated as exc:
+            raise CommandError(f"nothing was archived: {exc}; run the command again") from exc
         if run is None:
             raise CommandError("this policy already has a run going; try again when it has finished")
         run = grooming.run_execute(
