@@ -18,7 +18,7 @@ from explorer.queries import (
     read_card,
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, ExplorerState, scope_label
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, Dimension, Rule
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, LIST_SIGNALS, SIGNALS, Dimension, Rule, Signal
 from lore.models import Account, Lesson
 from lore.scopes import GLOBAL
 from lore.selectors import CursorError, Page, lessons_page, scopes_present
@@ -82,6 +82,7 @@ def rows_context(
     return {
         "state": state,
         "rows": [row_view(lesson) for lesson in page.rows],
+        "list_signals": LIST_SIGNALS,
         "more_url": with_params(state.url("explorer:rows"), cursor=page.next_cursor)
         if page.next_cursor
         else "",
@@ -91,9 +92,22 @@ def rows_context(
 
 
 @dataclass(frozen=True)
+class SignalValue:
+    """A lesson's value of one signal (a counter or a time), for a table cell or the sheet."""
+
+    signal: Signal
+    value: object
+
+
+def signal_values(lesson: Lesson, signals: tuple[Signal, ...] = SIGNALS) -> list[SignalValue]:
+    return [SignalValue(signal, getattr(lesson, signal.field)) for signal in signals]
+
+
+@dataclass(frozen=True)
 class RowView:
     lesson: Lesson
     dims: list[tuple[str, str]]
+    signals: list[SignalValue]
 
     @property
     def excerpt(self) -> str:
@@ -113,7 +127,7 @@ def row_view(lesson: Lesson) -> RowView:
         value = getattr(lesson, DIMENSIONS_BY_NAME[name].field)
         if value and not (name == "owner" and value == "personal"):
             dims.append((DIMENSIONS_BY_NAME[name].label, DIMENSIONS_BY_NAME[name].display(value)))
-    return RowView(lesson, dims)
+    return RowView(lesson, dims, signal_values(lesson, LIST_SIGNALS))
 
 
 def sheet_dimensions(lesson: Lesson) -> list[tuple[str, list[str]]]:

@@ -25,6 +25,7 @@ from explorer.page import (
     page_context,
     rows_context,
     sheet_dimensions,
+    signal_values,
     state_checked,
     stats_context,
 )
@@ -163,7 +164,14 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
     events = list(LessonEvent.objects.filter(lesson=lesson).select_related("run").order_by("-at", "-pk")[:50])
     template = SHEET if _is_partial(request) else "explorer/sheet_page.html"
     response = render(
-        request, template, {"lesson": lesson, "events": events, "dims": sheet_dimensions(lesson)}
+        request,
+        template,
+        {
+            "lesson": lesson,
+            "events": events,
+            "dims": sheet_dimensions(lesson),
+            "signals": signal_values(lesson),
+        },
     )
     if changed:
         trigger_client_event(response, CHANGED_EVENT)

@@ -199,6 +199,47 @@ CONDITIONS: tuple[Condition, ...] = (
 )
 CONDITIONS_BY_KEY = {c.key: c for c in CONDITIONS}
 
+
+@dataclass(frozen=True)
+class Signal:
+    """One of the times and counters a lesson carries, with the meaning the seed gives it: the Explorer's
+    columns, the detail sheet and lorekit's `show` name and explain them from here."""
+
+    key: str
+    label: str
+    field: str
+    kind: Literal["count", "time"]
+    meaning: str
+
+
+def _condition_signal(key: str, meaning: str) -> Signal:
+    cond = CONDITIONS_BY_KEY[key]
+    return Signal(cond.key, cond.label, cond.field, "count" if cond.unit == "count" else "time", meaning)
+
+
+# In the order the detail sheet shows them side by side, so they are never confused for one another.
+SIGNALS: tuple[Signal, ...] = (
+    _condition_signal("recurrence", "How many times the lesson has been written — unrelated to reading"),
+    _condition_signal(
+        "delivered",
+        "Every time it was handed to a reader, by any surface: a list or search page, a fetch, the detail sheet",
+    ),
+    _condition_signal("chosen", "Deliberate agent fetches only (memory.read, lorekit read/show)"),
+    _condition_signal("last_open", "The last deliberate agent fetch (memory.read, lorekit read/show)"),
+    Signal(
+        "updated",
+        "Last updated",
+        "updated_at",
+        "time",
+        "The last time the content was written; reading never moves it",
+    ),
+    _condition_signal("created", "When the lesson was first written"),
+)
+SIGNALS_BY_KEY = {s.key: s for s in SIGNALS}
+LIST_SIGNALS: tuple[Signal, ...] = tuple(
+    SIGNALS_BY_KEY[k] for k in ("recurrence", "delivered", "chosen", "last_open")
+)
+
 _COMPARISONS = {
     "min_age_days": "older",
     "unseen_days": "older",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lorekit.registry import DIMENSIONS, POLICY_DIMENSIONS, RETENTION_PARAMS
+from lorekit.registry import DIMENSIONS, POLICY_DIMENSIONS, RETENTION_PARAMS, SIGNALS
 
 
 def when(value: str | None) -> str:
@@ -57,10 +57,9 @@ def lesson_detail(lesson: dict[str, Any]) -> str:
         for dim in DIMENSIONS
         if (value := lesson.get(dim.name))
     ]
-    counters = (
-        f"Recurrence {lesson['seen_count']} · Delivered {lesson['read_count']} · Chosen {lesson['opened_count']}"
-        f" · Last agent open {when(lesson.get('last_opened_at'))}"
-        f" · Last updated {when(lesson.get('updated_at'))} · Created {when(lesson.get('created_at'))}"
+    counters = " · ".join(
+        f"{signal.label} {lesson.get(signal.field, 0) if signal.kind == 'count' else when(lesson.get(signal.field))}"
+        for signal in SIGNALS
     )
     parts = [head, "", lesson["content"].rstrip(), "", counters]
     if dims:

@@ -50,6 +50,17 @@ class Dimension:
         return self.modes[0]
 
 
+@dataclass(frozen=True)
+class Signal:
+    """A time or counter of a lesson, as the seed names it (Recurrence, Delivered, Chosen, …)."""
+
+    key: str
+    label: str
+    field: str
+    kind: str
+    meaning: str
+
+
 PARAMS: tuple[Param, ...] = (
     Param(
         name="min_age_days",
@@ -152,6 +163,50 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension(name="origin_repo", label="Repository", modes=("in", "nin"), in_policy=True),
     Dimension(name="origin_branch", label="Branch", modes=("in", "nin"), in_policy=True),
     Dimension(name="origin_pr", label="Pull request", modes=("in", "nin"), in_policy=True),
+)
+SIGNALS: tuple[Signal, ...] = (
+    Signal(
+        key="recurrence",
+        label="Recurrence",
+        field="seen_count",
+        kind="count",
+        meaning="How many times the lesson has been written — unrelated to reading",
+    ),
+    Signal(
+        key="delivered",
+        label="Delivered",
+        field="read_count",
+        kind="count",
+        meaning="Every time it was handed to a reader, by any surface: a list or search page, a fetch, the detail sheet",
+    ),
+    Signal(
+        key="chosen",
+        label="Chosen",
+        field="opened_count",
+        kind="count",
+        meaning="Deliberate agent fetches only (memory.read, lorekit read/show)",
+    ),
+    Signal(
+        key="last_open",
+        label="Last agent open",
+        field="last_opened_at",
+        kind="time",
+        meaning="The last deliberate agent fetch (memory.read, lorekit read/show)",
+    ),
+    Signal(
+        key="updated",
+        label="Last updated",
+        field="updated_at",
+        kind="time",
+        meaning="The last time the content was written; reading never moves it",
+    ),
+    Signal(
+        key="created",
+        label="Created",
+        field="created_at",
+        kind="time",
+        meaning="When the lesson was first written",
+    ),
 )
 SORTS: tuple[str, ...] = ("newest", "opened_count")
 POLICY_MODES: tuple[str, ...] = ("review", "auto")

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lore.conditions import DIMENSIONS, PARAMS
+from lore.conditions import DIMENSIONS, PARAMS, SIGNALS
 
 TARGET = Path(__file__).resolve().parents[2] / "lorekit" / "registry.py"
 
@@ -74,6 +74,17 @@ class Dimension:
         return self.modes[0]
 
 
+@dataclass(frozen=True)
+class Signal:
+    """A time or counter of a lesson, as the seed names it (Recurrence, Delivered, Chosen, …)."""
+
+    key: str
+    label: str
+    field: str
+    kind: str
+    meaning: str
+
+
 '''
 
 FOOTER = """
@@ -102,6 +113,10 @@ def registry_data() -> dict[str, Any]:
         ],
         "dimensions": [
             {"name": d.name, "label": d.label, "modes": d.modes, "in_policy": d.in_policy} for d in DIMENSIONS
+        ],
+        "signals": [
+            {"key": s.key, "label": s.label, "field": s.field, "kind": s.kind, "meaning": s.meaning}
+            for s in SIGNALS
         ],
         "sorts": tuple(SORTS),
         "policy_modes": ("review", "auto"),
@@ -132,6 +147,9 @@ def render() -> str:
     lines += [")", "DIMENSIONS: tuple[Dimension, ...] = ("]
     for d in data["dimensions"]:
         lines += _call("Dimension", d)
+    lines += [")", "SIGNALS: tuple[Signal, ...] = ("]
+    for sig in data["signals"]:
+        lines += _call("Signal", sig)
     lines += [
         ")",
         f"SORTS: tuple[str, ...] = {_literal(data['sorts'])}",

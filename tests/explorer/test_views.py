@@ -220,6 +220,37 @@ def test_opening_the_detail_sheet_is_a_delivery_not_a_choice(logged_in: Client, 
     assert 'data-signal="delivered">101<' in response.content.decode()
 
 
+def test_the_sheet_shows_recurrence_delivered_chosen_last_agent_open_and_last_updated_side_by_side(
+    logged_in: Client,
+    store,  # noqa: ANN001
+) -> None:
+    lesson = store["used"][0]
+    html = logged_in.get(f"/explorer/lessons/{lesson.pk}/", **HX).content.decode()
+    labels = re.findall(r'<dt title="[^"]+">([^<]+)</dt><dd data-signal="(\w+)"', html)
+    assert labels == [
+        ("Recurrence", "recurrence"),
+        ("Delivered", "delivered"),
+        ("Chosen", "chosen"),
+        ("Last agent open", "last_open"),
+        ("Last updated", "updated"),
+        ("Created", "created"),
+    ]
+    assert 'data-signal="chosen">50<' in html and 'data-signal="last_open" title="">never<' in html
+    assert "reading never moves it" in html
+
+
+def test_the_list_columns_are_the_counters_and_last_agent_open(logged_in: Client, store) -> None:  # noqa: ANN001
+    html = logged_in.get("/explorer/").content.decode()
+    assert re.findall(r'<th scope="col" class="\w+" title="[^"]+">([^<]+)</th>', html) == [
+        "Recurrence",
+        "Delivered",
+        "Chosen",
+        "Last agent open",
+    ]
+    used = re.search(r'data-key="used-0".*?</tr>', html, re.S).group(0)
+    assert 'data-col="delivered">300<' in used and 'data-col="chosen">50<' in used
+
+
 def test_the_read_card_leaves_out_dashboard_reads_and_stays_scope_level(
     logged_in: Client, account, store
 ) -> None:  # noqa: ANN001
