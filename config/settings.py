@@ -113,6 +113,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
         "processed_folder": str(CELERY_BROKER_DIR / "processed"),
+        "control_folder": str(CELERY_BROKER_DIR / "control"),  # kombu's default is ./control, in the repo
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")

@@ -12,12 +12,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP stop everything the way Ctrl-C does (the worker is not left running on its own)."""
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGHUP, _stop)
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args()
     env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1"), "PYTHONUNBUFFERED": "1"}
-    for folder in ("var/broker/queue", "var/broker/processed"):
+    for folder in ("var/broker/queue", "var/broker/processed", "var/broker/control"):
         (ROOT / folder).mkdir(parents=True, exist_ok=True)
     token_file = ROOT / "var" / "demo-token"
     token = (
