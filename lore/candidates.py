@@ -41,16 +41,24 @@ def candidate_predicate(rule: Rule, now: datetime) -> Q:
     return Q(archived_at__isnull=True, protected=False) & rule_predicate(rule, now)
 
 
+# What a person or an import did to a lesson that a run must not override if it happened after the run's snapshot.
+# Unpinning is one: a lesson protected when the preview was shown was not on it, so the run of that preview must
+# not archive it. An import keeps the file's timestamps, so only its event tells that it happened.
+DECISIONS_A_RUN_RESPECTS = (
+    LessonEvent.Action.RESTORED,
+    LessonEvent.Action.IMPORTED,
+    LessonEvent.Action.UNPROTECTED,
+)
+
+
 def untouched_since(snapshot: datetime) -> Q:
-    """Lessons nobody rewrote, restored or re-imported after `snapshot`: a run never overrides a decision made
-    after it read its candidates (seeds/004: eligibility is checked again when the archive happens). An import
-    keeps the file's timestamps, so only its event tells that it happened."""
-    restored_since = LessonEvent.objects.filter(
-        lesson_id=OuterRef("pk"),
-        action__in=(LessonEvent.Action.RESTORED, LessonEvent.Action.IMPORTED),
-        at__gt=snapshot,
+    """Lessons nobody rewrote, restored, unpinned or re-imported after `snapshot`: a run never overrides a
+    decision made after it read its candidates (seeds/004: eligibility is checked again when the archive
+    happens), and never archives what its preview did not show."""
+    decided_since = LessonEvent.objects.filter(
+        lesson_id=OuterRef("pk"), action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot
     )
-    return Q(updated_at__lte=snapshot) & ~Q(Exists(restored_since))
+    return Q(updated_at__lte=snapshot) & ~Q(Exists(decided_since))
 
 
 def archive_guard(rule: Rule, snapshot: datetime) -> Q:

@@ -462,6 +462,24 @@ def test_confirming_archives_exactly_what_the_confirm_page_showed(
     assert late.pk not in archived and aging.pk not in archived
 
 
+def test_a_lesson_unpinned_after_the_confirm_page_is_not_archived_by_its_click(
+    logged_in: Client, account, run_now
+) -> None:  # noqa: ANN001
+    policy = stale_policy(account)
+    shown = old_lessons(account, 2)
+    pinned = LessonFactory(account=account, key="pinned", created_at=timezone.now() - timedelta(days=200))
+    Lesson.objects.filter(pk=pinned.pk).update(protected=True)
+    form = _confirm(logged_in, policy)
+    assert logged_in.post(f"/explorer/lessons/{pinned.pk}/unpin/").status_code in (200, 302)
+    run_now(policy, data=form)
+    run = PolicyRun.objects.get(policy=policy)
+    assert (run.matched, run.archived) == (2, 2)
+    assert set(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True)) == {
+        lesson.pk for lesson in shown
+    }
+    assert Lesson.objects.get(pk=pinned.pk).archived_at is None
+
+
 def test_a_preview_of_a_policy_changed_since_is_not_carried_out(logged_in: Client, account, run_now) -> None:  # noqa: ANN001
     from policies.services import policy_update
 
