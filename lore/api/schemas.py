@@ -10,8 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from annotated_types import Interval
 from ninja import Field, Schema
-from pydantic import AwareDatetime, ConfigDict, StringConstraints, create_model
+from pydantic import AwareDatetime, BeforeValidator, ConfigDict, Strict, StringConstraints, create_model
+from pydantic_core import PydanticCustomError
 
 from lore.conditions import (
     DIMENSIONS,
@@ -33,7 +35,23 @@ Value = Annotated[str, StringConstraints(min_length=1, max_length=MAX_VALUE_LENG
 Values = (
     list[Value] | Annotated[str, StringConstraints(max_length=MAX_FILTER_VALUES * (MAX_VALUE_LENGTH + 1))]
 )
-Id = Annotated[int, Field(ge=1, le=ID_MAX)]
+
+
+def _refuse_booleans(value: object) -> object:
+    """JSON true/false is not a number: lax int parsing would turn `"unseen_days": true` into a 1-day rule."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("whole_number", "must be a whole number, not true or false")
+    return value
+
+
+NOT_A_BOOLEAN = BeforeValidator(
+    _refuse_booleans
+)  # after any bounds in an Annotated, so the schema shows them
+Whole = Annotated[int, NOT_A_BOOLEAN]
+JsonBool = Annotated[
+    bool, Strict()
+]  # true or false only: not "yes", 1 or "on" (query strings keep plain bool)
+Id = Annotated[int, Interval(ge=1, le=ID_MAX), NOT_A_BOOLEAN]
 SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
 
 
@@ -52,10 +70,11 @@ def param_fields(params: tuple[Param, ...] | list[Param], *, in_query: bool = Fa
     fields: dict[str, Any] = {}
     for param in params:
         low, high = param.bounds
-        fields[param.name] = (
-            int if in_query else int | None,
-            Field(None, ge=low, le=high, description=param_description(param)),
-        )
+        if in_query:
+            fields[param.name] = (int, Field(None, ge=low, le=high, description=param_description(param)))
+        else:
+            bounded = Annotated[int, Interval(ge=low, le=high), NOT_A_BOOLEAN]
+            fields[param.name] = (bounded | None, Field(None, description=param_description(param)))
     return fields
 
 
@@ -136,7 +155,7 @@ class AddressIn(InputSchema):
 
 
 class ProtectIn(AddressIn):
-    protected: bool = Field(
+    protected: JsonBool = Field(
         True, description="true pins the lesson (no policy or run archives it); false unpins"
     )
 
@@ -161,9 +180,12 @@ def _filter_fields(*, in_query: bool) -> dict[str, Any]:
         ),
         **param_fields(list(PARAMS.values()), in_query=in_query),
         **dimension_fields(DIMENSIONS, in_query=in_query),
-        "archived": (bool, Field(False, description="List archived lessons instead of active ones")),
+        "archived": (
+            bool if in_query else JsonBool,
+            Field(False, description="List archived lessons instead of active ones"),
+        ),
         "sort": (SortName, Field(DEFAULT_SORT, description="newest (default) or opened_count (most chosen)")),
-        "limit": (int, Field(50, ge=1, le=MAX_LIMIT)),
+        "limit": (int if in_query else Whole, Field(50, ge=1, le=MAX_LIMIT)),
         "cursor": (
             optional(Annotated[str, StringConstraints(max_length=500)]),
             Field(None, description="next_cursor of the previous page"),
@@ -251,7 +273,7 @@ PolicyIn = _model(
         "name": (Name, ...),
         **rule_fields(scope_required=True),
         "mode": (PolicyMode, "review"),
-        "enabled": (bool, False),
+        "enabled": (JsonBool, False),
     },
 )
 
@@ -262,7 +284,7 @@ PolicyPatch = _model(
         "name": (Name | None, None),
         **rule_fields(scope_required=False),
         "mode": (PolicyMode | None, None),
-        "enabled": (bool | None, None),
+        "enabled": (JsonBool | None, None),
     },
 )
 

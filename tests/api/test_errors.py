@@ -93,6 +93,46 @@ BAD_REQUESTS = [
     ("PATCH", "/policies/1", {"enabled": "maybe"}, "enabled"),
 ]
 
+# JSON true/false is never a number and only true/false is a boolean: lax parsing would turn `"unseen_days": true`
+# into a 1-day rule, `"policy_id": true` into policy 1, and `"enabled": "yes"` into a nightly sweep.
+NOT_A_NUMBER_OR_NOT_A_BOOLEAN = [
+    ("POST", "/policies", {"name": "p", "scope": "global", "unseen_days": True}, "unseen_days"),
+    ("POST", "/policies", {"name": "p", "scope": "global", "max_opened_count": False}, "max_opened_count"),
+    ("POST", "/policies", {"name": "p", "scope": "global", "unseen_days": 9, "enabled": "yes"}, "enabled"),
+    ("POST", "/policies", {"name": "p", "scope": "global", "unseen_days": 9, "enabled": 1}, "enabled"),
+    ("PATCH", "/policies/1", {"min_age_days": True}, "min_age_days"),
+    ("PATCH", "/policies/1", {"enabled": "on"}, "enabled"),
+    ("POST", "/memories/groom/preview", {"scope": "global", "min_age_days": True}, "min_age_days"),
+    ("POST", "/memories/groom/run", {"scope": "global", "min_age_days": True}, "min_age_days"),
+    ("POST", "/memories/groom/run", {"policy_id": True}, "policy_id"),
+    ("POST", "/memories/list", {"limit": True}, "limit"),
+    ("POST", "/memories/list", {"archived": "yes"}, "archived"),
+    ("POST", "/memories/list", {"min_opened_count": True}, "min_opened_count"),
+    ("POST", "/memories/protect", {"address": "global::k", "protected": 0}, "protected"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "data", "field"), NOT_A_NUMBER_OR_NOT_A_BOOLEAN)
+def test_a_boolean_is_not_a_number_and_only_true_or_false_is_a_boolean(
+    api,
+    account,
+    method,
+    path,
+    data,
+    field,  # noqa: ANN001
+) -> None:
+    from policies.models import RetentionPolicy
+    from tests.factories import LessonFactory
+
+    LessonFactory(account=account, scope="global", key="k")
+    policy = RetentionPolicy.objects.create(account=account, name="p1", scope="global", min_age_days=30)
+    response = api.call(method, path.replace("/1", f"/{policy.pk}"), data)
+    assert response.status_code == 422, response.content
+    assert error_of(response)["field"] == field
+    assert RetentionPolicy.objects.count() == 1
+    policy.refresh_from_db()
+    assert (policy.min_age_days, policy.enabled) == (30, False)
+
 
 @pytest.mark.parametrize(("method", "path", "data", "field"), BAD_REQUESTS)
 def test_bad_input_answers_422_naming_the_field(api, method, path, data, field) -> None:  # noqa: ANN001
