@@ -607,8 +607,12 @@ def rule_from_data(
     return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
 
 
+NAME_MAX = 200  # a policy's name, typed or automatic
+
+
 def auto_name(rule: Rule) -> str:
-    """The name a policy gets when the dashboard's name field is left blank (DESIGN.md §7)."""
+    """The name a policy gets when the dashboard's name field is left blank (DESIGN.md §7), at most NAME_MAX
+    characters: a longer rule is cut at a word and marked with "…", keeping where it applies."""
     phrases = [
         CONDITIONS_BY_KEY[PARAMS[name].condition_key].name_phrase.format(n=value)
         for name, value in canonical_conditions(rule.conditions).items()
@@ -617,5 +621,18 @@ def auto_name(rule: Rule) -> str:
     for dim in DIMENSIONS:
         if dim.name in rule.dimensions:
             phrases.append(f"{dim.label.lower()} {rule.dimensions[dim.name].wording(dim)}")
-    where = "all scopes" if rule.scope == GLOBAL else rule.scope
-    return f"{' · '.join(phrases)} in {where}"
+    where = "all scopes" if rule.scope == GLOBAL else _shortened(rule.scope, NAME_MAX // 2)
+    what = " · ".join(phrases)
+    if len(what) + len(where) + 4 <= NAME_MAX:
+        return f"{what} in {where}"
+    return f"{_shortened(what, NAME_MAX - len(where) - 4)} in {where}"
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` if it fits in `limit` characters, else cut at the last word that fits and ended with "…"."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if " " in head:
+        head = head[: head.rindex(" ")]
+    return head.rstrip(" ·,") + "…"

@@ -11,6 +11,7 @@ from django.http import QueryDict
 
 from lore.conditions import (
     DIMENSIONS,
+    NAME_MAX,
     PARAMS,
     POLICY_DIMENSIONS,
     RETENTION_PARAMS,
@@ -45,7 +46,7 @@ RULE_FIELDS: tuple[str, ...] = ("scope", *_rule_field_names())
 class PolicyForm(forms.Form):
     """Name, scope, mode, enabled, the five conditions and the eight filters of a policy (a plain form too)."""
 
-    name = forms.CharField(required=False, max_length=200, strip=True)
+    name = forms.CharField(required=False, max_length=NAME_MAX, strip=True)
     scope = forms.CharField(required=False, max_length=600)
     mode = forms.ChoiceField(
         choices=RetentionPolicy.Mode.choices, initial=RetentionPolicy.Mode.REVIEW, widget=forms.RadioSelect
@@ -181,7 +182,8 @@ def policy_initial(policy: RetentionPolicy) -> dict[str, object]:
     """The Edit dialog's values: the saved policy as form fields."""
     rule = policy.rule
     initial: dict[str, object] = {
-        "name": policy.name,
+        # A name that is the rule's auto-name stays blank: the placeholder shows it, and it follows the rule.
+        "name": "" if policy.name == auto_name(rule) else policy.name,
         "scope": rule.scope,
         "mode": policy.mode,
         "enabled": policy.enabled,

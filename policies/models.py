@@ -9,7 +9,14 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, Rule, canonical_conditions
+from lore.conditions import (
+    NAME_MAX,
+    POLICY_DIMENSIONS,
+    RETENTION_PARAMS,
+    DimFilter,
+    Rule,
+    canonical_conditions,
+)
 from lore.models import Account
 
 
@@ -19,7 +26,7 @@ class RetentionPolicy(models.Model):
         AUTO = "auto"
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="policies")
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=NAME_MAX)
     scope = models.CharField(max_length=600, default="global")
     mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.REVIEW)
     enabled = models.BooleanField(default=False)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from django.db import transaction
 
 from lore.conditions import (
+    NAME_MAX,
     POLICY_DIMENSIONS,
     RETENTION_PARAMS,
     Rule,
@@ -27,11 +28,16 @@ def _name_check(name: object, rule: Rule, *, allow_auto_name: bool) -> str:
     text = name.strip() if isinstance(name, str) else ""
     if not text:
         if allow_auto_name:
-            return auto_name(rule)[:200]
+            return auto_name(rule)
         raise RuleError("name", "name is required")
-    if len(text) > 200:
-        raise RuleError("name", "name is longer than 200 characters")
+    if len(text) > NAME_MAX:
+        raise RuleError("name", f"name is longer than {NAME_MAX} characters")
     return text
+
+
+def is_named_after_its_rule(policy: RetentionPolicy) -> bool:
+    """A blank name was saved as the rule's auto-name: the name follows the rule when the rule changes."""
+    return policy.name == auto_name(policy.rule)
 
 
 def _mode_check(mode: object) -> str:
@@ -113,10 +119,13 @@ def policy_update(
 ) -> RetentionPolicy:
     """Apply changes (name, mode, enabled, scope, conditions, filters; None clears) and re-validate the rule."""
     policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk, account=policy.account)
+    named_after_rule = is_named_after_its_rule(policy)
     rule = rule_with_changes(policy.rule, changes)
     rule_validate_for_policy(rule)
     if "name" in changes:
         policy.name = _name_check(changes["name"], rule, allow_auto_name=allow_auto_name)
+    elif named_after_rule:
+        policy.name = auto_name(rule)
     if "mode" in changes and changes["mode"] is not None:
         policy.mode = _mode_check(changes["mode"])
     if "enabled" in changes and changes["enabled"] is not None:

@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 from lore.conditions import (
     DIMENSIONS,
     MAX_FILTER_VALUES,
+    NAME_MAX,
     PARAMS,
     POLICY_DIMENSIONS,
     RETENTION_PARAMS,
@@ -264,7 +265,7 @@ class RunOut(PreviewOut):
 
 
 PolicyMode = Literal["review", "auto"]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_MAX)]
 
 PolicyIn = _model(
     "PolicyIn",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
@@ -282,6 +283,57 @@ def test_edit_shows_the_saved_policy_and_saves_changes(logged_in: Client, accoun
     policy.refresh_from_db()
     assert policy.rule == Rule(scope="global", conditions={"max_opened_count": 0})
     assert policy.name == "chosen ≤ 0× in all scopes" and policy.enabled is True
+
+
+def test_a_policy_named_after_its_rule_stays_named_after_it_when_the_rule_is_edited(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    logged_in.post(
+        "/settings/policies/new/",
+        {"name": "", "scope": "repo::acme/app", "unseen_days": "90", "mode": "review"},
+    )
+    policy = RetentionPolicy.objects.get(account=account)
+    assert policy.name == "unopened >90d in repo::acme/app"
+    html = logged_in.get(f"/settings/policies/{policy.pk}/edit/").content.decode()
+    assert re.search(r'id="id_name"[^>]*value="[^"]', html) is None  # blank, the placeholder shows the name
+    assert name_placeholder(html) == "unopened &gt;90d in repo::acme/app"
+    logged_in.post(
+        f"/settings/policies/{policy.pk}/edit/",
+        {"name": "", "scope": "repo::acme/app", "unseen_days": "30", "mode": "review"},
+    )
+    policy.refresh_from_db()
+    assert (policy.unseen_days, policy.name) == (30, "unopened >30d in repo::acme/app")
+
+
+def test_an_api_change_to_the_rule_renames_a_policy_named_after_it_but_not_a_typed_name(
+    account,  # noqa: ANN001
+) -> None:
+    from policies.services import policy_update
+
+    auto = policy_create(
+        account=account, rule=Rule(conditions={"unseen_days": 90}), name="", allow_auto_name=True
+    )
+    typed = policy_create(account=account, rule=Rule(conditions={"unseen_days": 90}), name="stale lore")
+    for policy in (auto, typed):
+        policy_update(policy=policy, changes={"unseen_days": 30})
+    auto.refresh_from_db()
+    typed.refresh_from_db()
+    assert (auto.name, typed.name) == ("unopened >30d in all scopes", "stale lore")
+
+
+def test_a_long_auto_name_is_saved_exactly_as_the_placeholder_shows_it(logged_in: Client, account) -> None:  # noqa: ANN001
+    from lore.conditions import POLICY_DIMENSIONS
+
+    data = {"name": "", "scope": "repo::acme/app", "unseen_days": "90", "mode": "review"}
+    for dim in POLICY_DIMENSIONS:
+        data[dim.name] = "first-long-value, second-long-value, third-long-value"
+    handoff = {k: v for k, v in data.items() if k != "unseen_days"} | {"retention": "unseen_days:90"}
+    html = logged_in.get("/settings/policies/new/?" + urlencode(handoff)).content.decode()
+    shown = name_placeholder(html).replace("&gt;", ">").replace("&lt;", "<").replace("&#x27;", "'")
+    logged_in.post("/settings/policies/new/", data)
+    saved = RetentionPolicy.objects.get(account=account).name
+    assert saved == shown
+    assert len(saved) <= 200 and saved.endswith("… in repo::acme/app")
 
 
 def test_enable_turns_the_nightly_sweep_on_and_off(logged_in: Client, account) -> None:  # noqa: ANN001

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lore.conditions import (
     CONDITIONS,
     DIMENSIONS_BY_NAME,
+    NAME_MAX,
     PARAMS,
     DimFilter,
     Rule,
@@ -128,3 +131,22 @@ def test_auto_name_matches_the_seed_examples() -> None:
     assert auto_name(rule) == (
         "label includes all ci::pr-review-state · kind is bus · host is not aw in repo::acme/app"
     )
+
+
+def test_an_auto_name_too_long_for_a_name_is_cut_at_a_word_and_keeps_where_it_applies() -> None:
+    values = tuple(f"value-{i:03d}" for i in range(40))
+    rule = Rule(
+        scope="repo::acme/app", conditions={"unseen_days": 90}, dimensions={"kind": DimFilter(values, "in")}
+    )
+    name = auto_name(rule)
+    assert len(name) <= NAME_MAX
+    assert name.startswith("unopened >90d · kind is either of value-000, value-001")
+    assert name.endswith("… in repo::acme/app")
+    assert re.search(r"value-\d{3}… in", name)  # a whole value before the mark, never half of one
+
+
+def test_an_auto_name_of_a_very_long_scope_still_fits() -> None:
+    scope = "branch::acme/app::" + "feature-" * 60
+    name = auto_name(Rule(scope=scope, conditions={"unseen_days": 90}))
+    assert len(name) <= NAME_MAX and name.startswith("unopened >90d in branch::acme/app::feature-")
+    assert name.endswith("…")
