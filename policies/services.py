@@ -98,15 +98,27 @@ def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
                 dimensions.pop(dim.name, None)
                 continue
             try:
-                # New values keep the saved mode unless the change names one: `--tags a,b` on an exclusion must
-                # not turn it into an inclusion.
+                # New values keep the saved mode unless the change names one (null: the default): `--tags a,b`
+                # on an exclusion must not turn it into an inclusion.
                 saved = dimensions.get(dim.name)
-                mode = changes.get(dim.mode_param) or (saved.mode if saved is not None else None)
+                if dim.mode_param in changes:
+                    mode = changes[dim.mode_param] or dim.default_mode
+                else:
+                    mode = saved.mode if saved is not None else None
                 dimensions[dim.name] = parse_dimension(dim, raw, mode)
             except ScopeError as exc:
                 raise RuleError(exc.field, exc.message) from exc
-        elif dim.mode_param in changes and dim.name in dimensions:
+        elif dim.mode_param in changes:
             mode = changes[dim.mode_param]
+            if dim.name not in dimensions:
+                if mode in (None, ""):
+                    continue  # clearing the mode of a filter the policy does not have: nothing to change
+                raise RuleError(
+                    dim.name,
+                    f"{dim.mode_param} needs {dim.name} values: this policy has no {dim.label} filter",
+                )
+            if mode in (None, ""):
+                mode = dim.default_mode  # null clears the mode back to its default, like every other field
             if mode not in dim.modes:
                 raise RuleError(dim.mode_param, f"{dim.mode_param} must be one of {', '.join(dim.modes)}")
             dimensions[dim.name] = type(dimensions[dim.name])(dimensions[dim.name].values, str(mode))

@@ -75,6 +75,24 @@ def test_patch_sets_what_is_given_and_clears_what_is_null(api) -> None:  # noqa:
     assert (body["kind"], body["host"], body["name"]) == ([], ["reviewer", "aw"], "unused lore")
 
 
+def test_patch_null_on_a_mode_clears_it_back_to_its_default(api) -> None:  # noqa: ANN001
+    policy = create(api, name="p", unseen_days=90, kind=["bus"], kind_mode="nin").json()
+    body = api.patch(f"/policies/{policy['id']}", {"kind_mode": None}).json()
+    assert (body["kind"], body["kind_mode"]) == (["bus"], "in")
+    body = api.patch(f"/policies/{policy['id']}", {"kind": ["todo"], "kind_mode": None}).json()
+    assert (body["kind"], body["kind_mode"]) == (["todo"], "in")
+
+
+def test_patch_of_a_mode_without_its_filter_is_refused_naming_the_filter(api) -> None:  # noqa: ANN001
+    policy = create(api, name="p", unseen_days=90).json()
+    response = api.patch(f"/policies/{policy['id']}", {"host_mode": "nin"})
+    assert response.status_code == 422
+    error = error_of(response)
+    assert error["field"] == "host" and "no Host filter" in error["message"]
+    assert api.patch(f"/policies/{policy['id']}", {"host_mode": None}).status_code == 200
+    assert RetentionPolicy.objects.get().host == []
+
+
 def test_patch_cannot_leave_a_policy_without_a_condition(api) -> None:  # noqa: ANN001
     policy = create(api, name="p", unseen_days=90).json()
     response = api.patch(f"/policies/{policy['id']}", {"unseen_days": None})
