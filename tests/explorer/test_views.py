@@ -286,6 +286,20 @@ def test_pin_unpin_archive_and_restore_from_the_sheet(logged_in: Client, store) 
     assert lesson.read_count == 100  # actions re-render the sheet without another delivery
 
 
+def test_a_pinned_lesson_is_never_archived_not_even_by_hand(logged_in: Client, store) -> None:  # noqa: ANN001
+    pinned = store["pinned"]
+    sheet = logged_in.get(f"/explorer/lessons/{pinned.pk}/", **HX).content.decode()
+    assert re.search(r'<button[^>]*disabled[^>]*data-action="archive"', sheet)
+    assert "Pinned lessons are never archived: unpin it first." in sheet
+    response = logged_in.post(
+        f"/explorer/lessons/{pinned.pk}/archive/", **HX
+    )  # a sheet opened before the pin
+    assert response.status_code == 200
+    pinned.refresh_from_db()
+    assert pinned.archived_at is None
+    assert not LessonEvent.objects.filter(lesson=pinned, action="archived").exists()
+
+
 def test_sheet_actions_need_a_post_with_csrf(account, user, store) -> None:  # noqa: ANN001
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
