@@ -77,11 +77,17 @@ class DateRange:
     def bounds(self, now: datetime) -> tuple[datetime | None, datetime | None]:
         """[since, until) as datetimes; None where open."""
         if self.is_custom:
+            # A date at the calendar's edge (0001-01-01, 9999-12-31) means "open" on that side: its day boundary
+            # would not fit in a datetime once moved to UTC.
             tz = timezone.get_current_timezone()
-            since = datetime.combine(self.since, datetime.min.time(), tz) if self.since else None
+            since = (
+                datetime.combine(self.since, datetime.min.time(), tz)
+                if self.since and self.since > OPEN_BEFORE
+                else None
+            )
             until = (
                 datetime.combine(self.until + timedelta(days=1), datetime.min.time(), tz)
-                if self.until
+                if self.until and self.until < OPEN_AFTER
                 else None
             )
             return since, until
@@ -94,6 +100,10 @@ class DateRange:
         if since is None and until is None:
             return now - READ_WINDOW_ALL_TIME, None, True
         return since, until, False
+
+
+OPEN_BEFORE = date(1, 1, 2)  # a custom range from on or before this is open at its start
+OPEN_AFTER = date(9999, 12, 30)  # … and until on or after this, open at its end
 
 
 def parse_range(raw: str | None) -> tuple[DateRange, str]:
