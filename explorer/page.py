@@ -17,7 +17,7 @@ from explorer.queries import (
     lessons_shown,
     read_card,
 )
-from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, ExplorerState, scope_label
+from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, DateRange, ExplorerState, scope_label
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, LIST_SIGNALS, SIGNALS, Dimension, Rule, Signal
 from lore.models import Account, Lesson
 from lore.scopes import GLOBAL
@@ -142,6 +142,23 @@ def sheet_dimensions(lesson: Lesson) -> list[tuple[str, list[str]]]:
     return out
 
 
+def widen_hints(state: ExplorerState) -> list[tuple[str, str]]:
+    """What would show more lessons when the list is empty: only what this view has set, each a phrase and,
+    where one click does it, its URL."""
+    hints: list[tuple[str, str]] = []
+    if state.has_conditions:
+        hints.append(("loosen a condition (remove its pill, or pick a wider value under Filter)", ""))
+    if state.rule.dimensions:
+        hints.append(("remove a filter above", ""))
+    if state.q:
+        hints.append(("clear the search", state.but(q="").url()))
+    if not state.range.is_all_time:
+        hints.append(("pick a wider date range", state.but(range=DateRange()).url()))
+    if state.scope != GLOBAL:
+        hints.append(("look in All scopes", state.with_rule(replace(state.rule, scope=GLOBAL)).url()))
+    return hints
+
+
 def toolbar_context(account: Account, state: ExplorerState) -> dict[str, object]:
     scopes = [s for s in scopes_present(account) if s != GLOBAL]
     if state.scope != GLOBAL and state.scope not in scopes:
@@ -207,6 +224,7 @@ def page_context(
         "archived_url": state.but(archived=True).url(),
         "restore_url": reverse("explorer:restore"),
         "clear_search_url": state.but(q="").url(),
+        "widen_hints": widen_hints(state),
         **rows_context(account, state, now=now),
         **toolbar_context(account, state),
         **control_context(explorer_control(account, state, now=now)),

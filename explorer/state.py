@@ -228,9 +228,15 @@ class ExplorerState:
 
     @property
     def is_retention_rule(self) -> bool:
-        """Conditions set, all in a retention direction: the list is what a policy with them would archive.
-        (A reverse direction still lists candidates, protected left out, but no policy can carry it.)"""
-        return self.has_conditions and not self.rule.reverse_params
+        """Conditions set and nothing a policy cannot carry: the list is exactly what a policy would archive.
+        (With a reverse direction, an Explorer-only filter, a date range or a search the list still leaves
+        protected lessons out as a policy would, but no policy has this rule.)"""
+        return self.has_conditions and not self.policy_blockers
+
+    @property
+    def policy_blockers_text(self) -> str:
+        """ "the search", "Chosen: 100 times or more or the date range (Last 24 hours)"."""
+        return " or ".join(label for label, _ in self.policy_blockers)
 
     @property
     def has_candidate_note(self) -> bool:

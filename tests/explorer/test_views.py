@@ -497,6 +497,53 @@ def test_the_empty_store_says_how_lessons_get_in(logged_in: Client) -> None:
 def test_an_empty_candidate_set_says_how_to_loosen_it(logged_in: Client, store) -> None:  # noqa: ANN001
     html = logged_in.get("/explorer/?retention=min_age_days:3000").content.decode()
     assert "No lesson matches these conditions" in html
+    assert "A policy with this rule would archive nothing right now." in html
+    assert (
+        widen(html)
+        == "To see more: loosen a condition (remove its pill, or pick a wider value under Filter)."
+    )
+
+
+def widen(html: str) -> str:
+    found = re.search(r"<p data-widen>(.*?)</p>", html, re.S)
+    return re.sub(r"<[^>]+>", "", found.group(1)) if found else ""
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "retention=min_opened_count:100000",  # a reverse direction: no policy can carry it
+        "retention=min_age_days:3000&owner=nobody",  # the Owner filter: no policy can carry it
+        "retention=min_age_days:3000&q=zzqqxx",  # a search: no policy can carry it
+    ],
+)
+def test_an_empty_list_no_policy_could_carry_never_speaks_for_a_policy(
+    logged_in: Client,
+    store,
+    query: str,  # noqa: ANN001
+) -> None:
+    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    assert "No lesson matches these conditions" in html
+    assert "would archive" not in html
+
+
+@pytest.mark.parametrize(
+    ("query", "hint"),
+    [
+        ("q=zzqqxx", "To see more: clear the search."),
+        ("range=24h&kind=nothing", "To see more: remove a filter above or pick a wider date range."),
+        ("scope=project::nowhere", "To see more: look in All scopes."),
+    ],
+)
+def test_an_empty_list_suggests_only_what_the_view_has_set(
+    logged_in: Client,
+    store,
+    query: str,
+    hint: str,  # noqa: ANN001
+) -> None:
+    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    assert "No lesson matches" in html and widen(html) == hint
+    assert "Remove a filter" not in html or "kind" in query
 
 
 def test_the_policy_dialogs_control_answers_a_pick_with_state_and_the_menu_out_of_band(
@@ -584,9 +631,18 @@ def test_a_reverse_direction_is_never_worded_as_what_a_policy_would_archive(logg
     html = logged_in.get("/explorer/?retention=min_opened_count:10").content.decode()
     assert "used-0" in keys_of(html)
     assert "a policy would archive" not in html and "would archive now" not in html
-    assert "match, protected left out" in html and "a policy cannot carry a reverse direction" in html
+    assert "match, protected left out" in html and "a policy cannot carry Chosen: 10 times or more" in html
     retention = logged_in.get("/explorer/?retention=max_opened_count:0").content.decode()
     assert "a policy would archive" in retention and "would archive now" in retention
+
+
+def test_a_view_narrowed_by_what_no_policy_carries_is_not_worded_as_a_policys_set(
+    logged_in: Client,
+    store,  # noqa: ANN001
+) -> None:
+    html = logged_in.get("/explorer/?retention=max_opened_count:0&q=old&range=90d").content.decode()
+    assert "a policy would archive" not in html and "would archive now" not in html
+    assert "a policy cannot carry the date range (Last 90 days) or the search" in html
 
 
 def test_with_filters_only_the_list_says_which_lessons_a_policy_would_skip(logged_in: Client, store) -> None:  # noqa: ANN001
