@@ -148,7 +148,12 @@ def rule_from_query(
             notices.append(f"Ignored {name}=“{shown(raw or '')}”: {exc}.")
             continue
         for other in param.condition.params:
-            conditions.pop(other.name, None)
+            replaced = conditions.pop(other.name, None)
+            if replaced is not None and (other.name, replaced) != (name, value):
+                notices.append(
+                    f"{param.condition.label} was given twice: kept {param.pill(value)} from {name}=, "
+                    f"not {other.pill(replaced)} from retention."
+                )
         conditions[name] = value
     if not allow_reverse:
         for name in [n for n in conditions if PARAMS[n].is_reverse]:
@@ -163,8 +168,16 @@ def rule_from_query(
         if not dim.in_policy and not allow_owner:
             notices.append(f"Ignored the {dim.label} filter: a retention policy cannot carry it.")
             continue
+        raw_mode = _last(data, dim.mode_param)
+        if raw_mode not in (None, "") and str(raw_mode).strip().lower() not in dim.modes:
+            # A bad mode must not drop the values, which would widen the view: keep them with the default mode.
+            notices.append(
+                f"Ignored {dim.mode_param}=“{shown(str(raw_mode))}”: the {dim.label} filter matches "
+                f"{', '.join(dim.modes)}; kept {dim.default_mode}."
+            )
+            raw_mode = None
         try:
-            dimensions[dim.name] = parse_dimension(dim, ",".join(raw_values), _last(data, dim.mode_param))
+            dimensions[dim.name] = parse_dimension(dim, ",".join(raw_values), raw_mode)
         except ScopeError as exc:
             notices.append(f"Ignored the {dim.label} filter: {exc.message}.")
     return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions), notices

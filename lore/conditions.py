@@ -65,6 +65,13 @@ class Param:
             return self.condition.never_phrase if value == 0 else f"{_times(value)} or fewer"
         return f"{_times(value)} or more"
 
+    @property
+    def example(self) -> int:
+        """A value to show in a hint: the first preset of this direction."""
+        cond = self.condition
+        presets = cond.reverse_presets if self.is_reverse else cond.retention_presets
+        return presets[0] if presets else self.bounds[0]
+
     def pill(self, value: int) -> str:
         """The pill's wording: "Chosen: 10 times or more"."""
         phrase = self.value_phrase(value)
@@ -354,14 +361,21 @@ def parse_retention(text: str | None) -> tuple[dict[str, int], list[str]]:
         name, sep, raw_value = part.partition(":")
         param = PARAMS.get(name.strip())
         shown = part if len(part) <= 60 else part[:57] + "…"
-        if param is None or not sep:
+        if param is None:
             notices.append(f"Ignored “{shown}” in retention: not a known condition.")
+            continue
+        if not sep:
+            notices.append(
+                f"Ignored “{shown}” in retention: it needs a value, e.g. {param.name}:{param.example}."
+            )
             continue
         try:
             value = param.check(raw_value)
         except ValueError as exc:
             notices.append(f"Ignored “{shown}” in retention: {exc}.")
             continue
+        if values.get(param.name, value) != value:
+            notices.append(f"{param.name} appeared twice in retention: kept {param.pill(value)}.")
         for other in param.condition.params:
             if other.name != param.name and other.name in values:
                 del values[other.name]

@@ -50,6 +50,36 @@ def test_a_row_holds_one_direction_at_a_time_and_the_later_one_wins() -> None:
     assert any("one direction at a time" in n for n in state.notices)
 
 
+def test_a_condition_given_twice_keeps_the_later_value_and_says_so() -> None:
+    state = parse("retention=min_age_days:90,min_age_days:30")
+    assert state.rule.conditions == {"min_age_days": 30}
+    assert state.notices == (
+        "min_age_days appeared twice in retention: kept Created: more than 30 days ago.",
+    )
+    assert parse("retention=min_age_days:30,min_age_days:30").notices == ()
+
+
+def test_a_separate_param_overriding_retention_says_so() -> None:
+    state = parse("retention=max_opened_count:0&min_opened_count=5")
+    assert state.rule.conditions == {"min_opened_count": 5}
+    assert state.notices == (
+        "Chosen was given twice: kept Chosen: 5 times or more from min_opened_count=, "
+        "not Chosen: never chosen from retention.",
+    )
+
+
+def test_a_condition_without_a_value_is_named_as_one_that_needs_a_value() -> None:
+    assert parse("retention=max_opened_count").notices == (
+        "Ignored “max_opened_count” in retention: it needs a value, e.g. max_opened_count:0.",
+    )
+
+
+def test_a_bad_mode_keeps_the_filters_values_with_the_default_mode() -> None:
+    state = parse("tags=a&tags_mode=in")
+    assert state.rule.dimensions["tags"] == DimFilter(("a",), "any")
+    assert state.notices == ("Ignored tags_mode=“in”: the Label filter matches any, all, none; kept any.",)
+
+
 def test_malformed_parts_are_dropped_each_with_a_notice() -> None:
     state = parse(
         "retention=min_age_days:abc,bogus:3&kind=&sort=sideways&range=forever&archived=maybe&frobnicate=1"
