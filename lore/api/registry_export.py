@@ -83,6 +83,7 @@ class Signal:
     field: str
     kind: str
     meaning: str
+    last_field: str
 
 
 '''
@@ -115,7 +116,14 @@ def registry_data() -> dict[str, Any]:
             {"name": d.name, "label": d.label, "modes": d.modes, "in_policy": d.in_policy} for d in DIMENSIONS
         ],
         "signals": [
-            {"key": s.key, "label": s.label, "field": s.field, "kind": s.kind, "meaning": s.meaning}
+            {
+                "key": s.key,
+                "label": s.label,
+                "field": s.field,
+                "kind": s.kind,
+                "meaning": s.meaning,
+                "last_field": s.last_field,
+            }
             for s in SIGNALS
         ],
         "sorts": tuple(SORTS),
