@@ -97,18 +97,10 @@ class SignalValue:
 
     signal: Signal
     value: object
-    last: object = None  # the companion time (Delivered's last_read_at), if the signal has one
 
 
 def signal_values(lesson: Lesson, signals: tuple[Signal, ...] = SIGNALS) -> list[SignalValue]:
-    return [
-        SignalValue(
-            signal,
-            getattr(lesson, signal.field),
-            getattr(lesson, signal.last_field) if signal.last_field else None,
-        )
-        for signal in signals
-    ]
+    return [SignalValue(signal, getattr(lesson, signal.field)) for signal in signals]
 
 
 @dataclass(frozen=True)

@@ -217,13 +217,11 @@ class Signal:
     field: str
     kind: Literal["count", "time"]
     meaning: str
-    last_field: str = ""  # a counter's companion time: Delivered is read_count / last_read_at
 
 
-def _condition_signal(key: str, meaning: str, last_field: str = "") -> Signal:
+def _condition_signal(key: str, meaning: str) -> Signal:
     cond = CONDITIONS_BY_KEY[key]
-    kind: Literal["count", "time"] = "count" if cond.unit == "count" else "time"
-    return Signal(cond.key, cond.label, cond.field, kind, meaning, last_field)
+    return Signal(cond.key, cond.label, cond.field, "count" if cond.unit == "count" else "time", meaning)
 
 
 # In the order the detail sheet shows them side by side, so they are never confused for one another.
@@ -232,7 +230,6 @@ SIGNALS: tuple[Signal, ...] = (
     _condition_signal(
         "delivered",
         "Every time it was handed to a reader, by any surface: a list or search page, a fetch, the detail sheet",
-        last_field="last_read_at",
     ),
     _condition_signal("chosen", "Deliberate agent fetches only (memory.read, lorekit read/show)"),
     _condition_signal("last_open", "The last deliberate agent fetch (memory.read, lorekit read/show)"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lorekit.registry import DIMENSIONS, POLICY_DIMENSIONS, RETENTION_PARAMS, SIGNALS, Signal
+from lorekit.registry import DIMENSIONS, POLICY_DIMENSIONS, RETENTION_PARAMS, SIGNALS
 
 
 def when(value: str | None) -> str:
@@ -13,16 +13,6 @@ def when(value: str | None) -> str:
     if not value:
         return "never"
     return value.replace("T", " ")[:16]
-
-
-def signal_text(signal: Signal, lesson: dict[str, Any]) -> str:
-    """ "Delivered 35 (last 2026-11-29 18:36)", "Last agent open never"."""
-    if signal.kind != "count":
-        return f"{signal.label} {when(lesson.get(signal.field))}"
-    text = f"{signal.label} {lesson.get(signal.field, 0)}"
-    if signal.last_field and lesson.get(signal.last_field):
-        text += f" (last {when(lesson[signal.last_field])})"
-    return text
 
 
 def lessons(count: int) -> str:
@@ -67,7 +57,10 @@ def lesson_detail(lesson: dict[str, Any]) -> str:
         for dim in DIMENSIONS
         if (value := lesson.get(dim.name))
     ]
-    counters = " · ".join(signal_text(signal, lesson) for signal in SIGNALS)
+    counters = " · ".join(
+        f"{signal.label} {lesson.get(signal.field, 0) if signal.kind == 'count' else when(lesson.get(signal.field))}"
+        for signal in SIGNALS
+    )
     parts = [head, "", lesson["content"].rstrip(), "", counters]
     if dims:
         parts.append("   ".join(dims))

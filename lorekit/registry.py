@@ -59,7 +59,6 @@ class Signal:
     field: str
     kind: str
     meaning: str
-    last_field: str
 
 
 PARAMS: tuple[Param, ...] = (
@@ -172,7 +171,6 @@ SIGNALS: tuple[Signal, ...] = (
         field="seen_count",
         kind="count",
         meaning="How many times the lesson has been written — unrelated to reading",
-        last_field="",
     ),
     Signal(
         key="delivered",
@@ -180,7 +178,6 @@ SIGNALS: tuple[Signal, ...] = (
         field="read_count",
         kind="count",
         meaning="Every time it was handed to a reader, by any surface: a list or search page, a fetch, the detail sheet",
-        last_field="last_read_at",
     ),
     Signal(
         key="chosen",
@@ -188,7 +185,6 @@ SIGNALS: tuple[Signal, ...] = (
         field="opened_count",
         kind="count",
         meaning="Deliberate agent fetches only (memory.read, lorekit read/show)",
-        last_field="",
     ),
     Signal(
         key="last_open",
@@ -196,7 +192,6 @@ SIGNALS: tuple[Signal, ...] = (
         field="last_opened_at",
         kind="time",
         meaning="The last deliberate agent fetch (memory.read, lorekit read/show)",
-        last_field="",
     ),
     Signal(
         key="updated",
@@ -204,7 +199,6 @@ SIGNALS: tuple[Signal, ...] = (
         field="updated_at",
         kind="time",
         meaning="The last time the content was written; reading never moves it",
-        last_field="",
     ),
     Signal(
         key="created",
@@ -212,7 +206,6 @@ SIGNALS: tuple[Signal, ...] = (
         field="created_at",
         kind="time",
         meaning="When the lesson was first written",
-        last_field="",
     ),
 )
 SORTS: tuple[str, ...] = ("newest", "opened_count")

@@ -83,7 +83,6 @@ class Signal:
     field: str
     kind: str
     meaning: str
-    last_field: str
 
 
 '''
@@ -116,14 +115,7 @@ def registry_data() -> dict[str, Any]:
             {"name": d.name, "label": d.label, "modes": d.modes, "in_policy": d.in_policy} for d in DIMENSIONS
         ],
         "signals": [
-            {
-                "key": s.key,
-                "label": s.label,
-                "field": s.field,
-                "kind": s.kind,
-                "meaning": s.meaning,
-                "last_field": s.last_field,
-            }
+            {"key": s.key, "label": s.label, "field": s.field, "kind": s.kind, "meaning": s.meaning}
             for s in SIGNALS
         ],
         "sorts": tuple(SORTS),

@@ -237,9 +237,6 @@ def test_the_sheet_shows_recurrence_delivered_chosen_last_agent_open_and_last_up
     ]
     assert 'data-signal="chosen">50<' in html and 'data-signal="last_open" title="">never<' in html
     assert "reading never moves it" in html
-    # Delivered is read_count / last_read_at: opening the sheet was a delivery, just now.
-    assert 'data-signal="delivered">301</dd><dd class="signal-last"' in html
-    assert re.search(r'data-signal-last="delivered" title="[^"]+">last just now<', html)
 
 
 def test_the_list_columns_are_the_counters_and_last_agent_open(logged_in: Client, store) -> None:  # noqa: ANN001
