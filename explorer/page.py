@@ -9,6 +9,8 @@ from datetime import datetime
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils.formats import localize
+from django.utils.timezone import localtime
 
 from explorer.filter_control import FilterControl, control_context, with_params
 from explorer.queries import (
@@ -18,6 +20,7 @@ from explorer.queries import (
     read_card,
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, DateRange, ExplorerState, scope_label
+from explorer.templatetags.explorer_tags import ago, thousands
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, LIST_SIGNALS, SIGNALS, Dimension, Rule, Signal
 from lore.models import Account, Lesson
 from lore.scopes import GLOBAL
@@ -93,10 +96,29 @@ def rows_context(
 
 @dataclass(frozen=True)
 class SignalValue:
-    """A lesson's value of one signal (a counter or a time), for a table cell or the sheet."""
+    """A lesson's value of one signal (a counter or a time), for the sheet."""
 
     signal: Signal
     value: object
+
+    @property
+    def text(self) -> str:
+        return signal_text(self.signal, self.value)
+
+    @property
+    def title(self) -> str:
+        return signal_title(self.signal, self.value)
+
+
+def signal_text(signal: Signal, value: object) -> str:
+    return thousands(value) if signal.kind == "count" else ago(value, "never")  # type: ignore[arg-type]
+
+
+def signal_title(signal: Signal, value: object) -> str:
+    """The exact time, for a time's tooltip ("" for a counter or a time never set)."""
+    if signal.kind == "count" or value is None:
+        return ""
+    return str(localize(localtime(value)))  # type: ignore[arg-type]
 
 
 def signal_values(lesson: Lesson, signals: tuple[Signal, ...] = SIGNALS) -> list[SignalValue]:
@@ -107,7 +129,7 @@ def signal_values(lesson: Lesson, signals: tuple[Signal, ...] = SIGNALS) -> list
 class RowView:
     lesson: Lesson
     dims: list[tuple[str, str]]
-    signals: list[SignalValue]
+    cells: list[tuple[str, str, str, str]]  # per LIST_SIGNALS: css class, key, title, text — ready to print
 
     @property
     def excerpt(self) -> str:
@@ -127,7 +149,12 @@ def row_view(lesson: Lesson) -> RowView:
         value = getattr(lesson, DIMENSIONS_BY_NAME[name].field)
         if value and not (name == "owner" and value == "personal"):
             dims.append((DIMENSIONS_BY_NAME[name].label, DIMENSIONS_BY_NAME[name].display(value)))
-    return RowView(lesson, dims, signal_values(lesson, LIST_SIGNALS))
+    return RowView(lesson, dims, [_cell(signal, getattr(lesson, signal.field)) for signal in LIST_SIGNALS])
+
+
+def _cell(signal: Signal, value: object) -> tuple[str, str, str, str]:
+    css = "num" if signal.kind == "count" else "when"
+    return css, signal.key, signal_title(signal, value), signal_text(signal, value)
 
 
 def sheet_dimensions(lesson: Lesson) -> list[tuple[str, list[str]]]:
