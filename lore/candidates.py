@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from lore.conditions import Rule
-from lore.models import Account, Lesson, LessonEvent
+from lore.models import DECISIONS_A_RUN_RESPECTS, Account, Lesson, LessonEvent
 from lore.scopes import scope_q
 
 
@@ -41,16 +41,6 @@ def candidate_predicate(rule: Rule, now: datetime) -> Q:
     return Q(archived_at__isnull=True, protected=False) & rule_predicate(rule, now)
 
 
-# What a person or an import did to a lesson that a run must not override if it happened after the run's snapshot.
-# Unpinning is one: a lesson protected when the preview was shown was not on it, so the run of that preview must
-# not archive it. An import keeps the file's timestamps, so only its event tells that it happened.
-DECISIONS_A_RUN_RESPECTS = (
-    LessonEvent.Action.RESTORED,
-    LessonEvent.Action.IMPORTED,
-    LessonEvent.Action.UNPROTECTED,
-)
-
-
 def untouched_since(snapshot: datetime) -> Q:
     """Lessons nobody rewrote, restored, unpinned or re-imported after `snapshot`: a run never overrides a
     decision made after it read its candidates (seeds/004: eligibility is checked again when the archive
@@ -59,6 +49,15 @@ def untouched_since(snapshot: datetime) -> Q:
         lesson_id=OuterRef("pk"), action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot
     )
     return Q(updated_at__lte=snapshot) & ~Q(Exists(decided_since))
+
+
+def touched_since_count(qs: QuerySet[Lesson], snapshot: datetime) -> int:
+    """How many lessons of `qs` fail untouched_since(snapshot), counted from the few recent writes and decisions
+    (the updated_at index, lessonevent_decision_at) rather than by checking every lesson against the event log."""
+    rewritten = qs.filter(updated_at__gt=snapshot).count()
+    decided_since = LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot)
+    decided = qs.filter(updated_at__lte=snapshot, pk__in=decided_since.values("lesson_id")).count()
+    return rewritten + decided
 
 
 def archive_guard(rule: Rule, snapshot: datetime) -> Q:

@@ -222,6 +222,12 @@ class ReadEvent(models.Model):
         return f"{self.surface} read of {self.lesson_count} in {self.scope}"
 
 
+# What a person or an import did to a lesson that a run must not override when it happened after the run's
+# snapshot (lore.candidates.untouched_since): a restore, an import, an unpin. Their own index finds the few recent
+# ones without reading the event log, which every archive and restore grows.
+DECISIONS_A_RUN_RESPECTS = ("restored", "imported", "unprotected")
+
+
 class LessonEvent(models.Model):
     """The audit trail of one lesson."""
 
@@ -244,7 +250,14 @@ class LessonEvent(models.Model):
     at = models.DateTimeField()
 
     class Meta:
-        indexes = [models.Index(fields=["lesson", "-at"], name="lessonevent_lesson_at")]
+        indexes = [
+            models.Index(fields=["lesson", "-at"], name="lessonevent_lesson_at"),
+            models.Index(
+                fields=["at"],
+                name="lessonevent_decision_at",
+                condition=models.Q(action__in=DECISIONS_A_RUN_RESPECTS),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.action} {self.lesson_id}"

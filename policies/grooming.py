@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from lore.candidates import archive_guard, candidates, untouched_since
+from lore.candidates import archive_guard, candidates, touched_since_count
 from lore.conditions import DimFilter, Rule, RuleError, canonical_conditions
 from lore.models import Account, Lesson
 from lore.services import lessons_archive_next, lessons_restore
@@ -323,7 +323,7 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
         guard = archive_guard(rule, snapshot)
         # What the run's preview counted: a lesson written, restored or imported since is not the run's to archive
         # (the guard skips it), so it is not counted as matched either.
-        run.matched = pending.filter(untouched_since(snapshot)).count()
+        run.matched = pending.count() - touched_since_count(pending, snapshot)
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
         last_pk: int | None = 0
         while last_pk is not None:

@@ -146,3 +146,11 @@ def test_every_list_order_reads_its_own_index_and_stops_after_a_page(account, so
     page = lessons_filtered(account, Rule(), archived=archived).order_by(f"-{field}", "-pk")[:51]
     plan = _plan(page)
     assert f"Index Scan using {index}" in plan and "Sort" not in plan.split("Index Scan")[0]
+
+
+def test_the_decisions_a_run_respects_are_found_by_their_own_index_not_the_event_log(account) -> None:  # noqa: ANN001
+    require_postgres()
+    from lore.models import DECISIONS_A_RUN_RESPECTS, LessonEvent
+
+    plan = _plan(LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=timezone.now()))
+    assert "lessonevent_decision_at" in plan

@@ -312,3 +312,36 @@ def test_a_failing_run_is_marked_failed_with_its_error(account, store) -> None: 
     run.refresh_from_db()
     assert run.status == "failed" and "scope" in run.error
     assert grooming.run_start(account=account, rule=UNUSED, trigger=PolicyRun.Trigger.MANUAL) is not None
+
+
+def test_a_runs_matched_count_leaves_out_exactly_what_its_guard_skips(account) -> None:  # noqa: ANN001
+    """touched_since_count counts from recent events; it must agree with the guard's per-lesson check."""
+    from lore.candidates import candidates, touched_since_count, untouched_since
+
+    old = timezone.now() - timedelta(days=400)
+    lessons = {
+        name: LessonFactory(account=account, key=name, created_at=old, updated_at=old)
+        for name in (
+            "untouched",
+            "rewritten",
+            "restored",
+            "unpinned",
+            "imported",
+            "pinned-then-unpinned-before",
+        )
+    }
+    lesson_protect(account=account, lesson=lessons["pinned-then-unpinned-before"], protected=True)
+    lesson_protect(account=account, lesson=lessons["pinned-then-unpinned-before"], protected=False)
+    lesson_protect(account=account, lesson=lessons["unpinned"], protected=True)
+    snapshot = timezone.now()
+    Lesson.objects.filter(pk=lessons["rewritten"].pk).update(updated_at=timezone.now())
+    lesson_protect(account=account, lesson=lessons["unpinned"], protected=False)
+    lessons_archive(account=account, lesson_ids=[lessons["restored"].pk], now=snapshot - timedelta(seconds=1))
+    lesson_restore(account=account, lesson=Lesson.objects.get(pk=lessons["restored"].pk))
+    LessonEvent.objects.create(
+        account=account, lesson=lessons["imported"], action="imported", at=timezone.now()
+    )
+    pending = candidates(account, Rule(conditions={"min_age_days": 30}), now=snapshot)
+    skipped = set(pending.exclude(untouched_since(snapshot)).values_list("key", flat=True))
+    assert skipped == {"rewritten", "unpinned", "restored", "imported"}
+    assert touched_since_count(pending, snapshot) == len(skipped)
