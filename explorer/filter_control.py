@@ -138,7 +138,10 @@ def rule_from_query(
             notices.append(f"Ignored scope “{shown(raw_scope or '')}”: {exc.message}.")
     conditions, retention_notices = parse_retention(",".join(_getlist(data, "retention")))
     notices += retention_notices
-    for name, param in PARAMS.items():
+    given_in = dict.fromkeys(conditions, "retention")  # where each condition's value came from
+    # One param per condition row: in the order the URL gives them, so a later one wins as in retention=.
+    for name in [key for key in data if key in PARAMS]:
+        param = PARAMS[name]
         raw = _last(data, name)
         if raw in (None, ""):
             continue
@@ -150,11 +153,13 @@ def rule_from_query(
         for other in param.condition.params:
             replaced = conditions.pop(other.name, None)
             if replaced is not None and (other.name, replaced) != (name, value):
+                source = given_in[other.name]
                 notices.append(
                     f"{param.condition.label} was given twice: kept {param.pill(value)} from {name}=, "
-                    f"not {other.pill(replaced)} from retention."
+                    f"not {other.pill(replaced)} from {source}."
                 )
         conditions[name] = value
+        given_in[name] = f"{name}="
     if not allow_reverse:
         for name in [n for n in conditions if PARAMS[n].is_reverse]:
             notices.append(

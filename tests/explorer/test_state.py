@@ -68,6 +68,16 @@ def test_a_separate_param_overriding_retention_says_so() -> None:
     )
 
 
+def test_two_params_of_one_condition_keep_the_later_and_name_the_other() -> None:
+    state = parse("max_opened_count=3&min_opened_count=5")
+    assert state.rule.conditions == {"min_opened_count": 5}
+    assert state.notices == (
+        "Chosen was given twice: kept Chosen: 5 times or more from min_opened_count=, "
+        "not Chosen: 3 times or fewer from max_opened_count=.",
+    )
+    assert parse("min_opened_count=5&max_opened_count=3").rule.conditions == {"max_opened_count": 3}
+
+
 def test_a_condition_without_a_value_is_named_as_one_that_needs_a_value() -> None:
     assert parse("retention=max_opened_count").notices == (
         "Ignored “max_opened_count” in retention: it needs a value, e.g. max_opened_count:0.",
