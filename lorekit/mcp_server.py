@@ -21,6 +21,7 @@ from mcp.server.stdio import stdio_server
 from lorekit.client import LoreClient, LoreError, dumps
 from lorekit.registry import (
     DIMENSIONS,
+    NAME_MAX,
     PARAMS,
     POLICY_DIMENSIONS,
     POLICY_MODES,
@@ -94,7 +95,7 @@ FILTERS = {
     "archived": {"type": "boolean", "description": "archived lessons instead of active ones"},
 }
 POLICY_FIELDS = {
-    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "maxLength": NAME_MAX},
     "scope": SCOPE,
     "mode": {
         "enum": list(POLICY_MODES),
@@ -109,11 +110,28 @@ GROOM = obj(
         **rule_schema(),
     }
 )
+GROOM_RUN = obj(
+    {
+        **GROOM["properties"],
+        "as_of": {
+            "type": "string",
+            "format": "date-time",
+            "description": "groom.preview's as_of: archive exactly what that preview answered (refused when over an "
+            "hour old or its policy changed since)",
+        },
+    }
+)
 TARGET = obj({"address": ADDRESS, "scope": SCOPE, "key": {"type": "string"}})
 
 
 def target(args: dict[str, Any]) -> dict[str, Any]:
     return {k: args[k] for k in ("address", "scope", "key") if k in args}
+
+
+def groom_preview(client: LoreClient, args: dict[str, Any]) -> dict[str, Any]:
+    """The REST preview plus when it was taken (its Lore-As-Of header): an MCP result has no headers."""
+    preview, as_of = client.groom_preview_taken(args)
+    return {**preview, "as_of": as_of}
 
 
 def policy_delete(client: LoreClient, policy_id: int) -> dict[str, int]:
@@ -191,14 +209,16 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "groom.preview",
-        "What a rule (scope + conditions + filters) or a saved policy would archive: {count, keys}. Changes nothing.",
+        "What a rule (scope + conditions + filters) or a saved policy would archive: {count, keys, as_of}. "
+        "Changes nothing; pass as_of to groom.run to archive exactly this set.",
         GROOM,
-        lambda c, a: c.groom_preview(a),
+        lambda c, a: groom_preview(c, a),
     ),
     Tool(
         "groom.run",
-        "Archive what groom.preview answers (restorable with memory.restore): {count, keys, run_id}.",
-        GROOM,
+        "Archive what groom.preview answers (restorable with memory.restore): {count, keys, run_id}. With the "
+        "preview's as_of, exactly what that preview answered.",
+        GROOM_RUN,
         lambda c, a: c.groom_run(a),
     ),
 )

@@ -210,6 +210,7 @@ SIGNALS: tuple[Signal, ...] = (
 )
 SORTS: tuple[str, ...] = ("newest", "opened_count")
 POLICY_MODES: tuple[str, ...] = ("review", "auto")
+NAME_MAX = 200  # a policy's name, typed or automatic
 
 RETENTION_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS if not p.reverse)
 POLICY_DIMENSIONS: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if d.in_policy)

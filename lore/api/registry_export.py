@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lore.conditions import DIMENSIONS, PARAMS, SIGNALS
+from lore.conditions import DIMENSIONS, NAME_MAX, PARAMS, SIGNALS
 
 TARGET = Path(__file__).resolve().parents[2] / "lorekit" / "registry.py"
 
@@ -120,6 +120,7 @@ def registry_data() -> dict[str, Any]:
         ],
         "sorts": tuple(SORTS),
         "policy_modes": ("review", "auto"),
+        "name_max": NAME_MAX,
     }
 
 
@@ -154,6 +155,7 @@ def render() -> str:
         ")",
         f"SORTS: tuple[str, ...] = {_literal(data['sorts'])}",
         f"POLICY_MODES: tuple[str, ...] = {_literal(data['policy_modes'])}",
+        f"NAME_MAX = {data['name_max']}  # a policy's name, typed or automatic",
     ]
     return "\n".join(lines) + "\n" + FOOTER
 

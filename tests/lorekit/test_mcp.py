@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
@@ -72,11 +72,32 @@ def test_groom_preview_answers_count_and_keys_and_changes_nothing(lorekit_env, a
             await session.call_tool("groom.preview", {"scope": "repo::acme/app", "unseen_days": 90})
         )
 
-    assert with_session(lorekit_env, script) == {
-        "count": 1,
-        "keys": [{"scope": "repo::acme/app", "key": "stale"}],
-    }
+    preview = with_session(lorekit_env, script)
+    assert datetime.fromisoformat(preview.pop("as_of")) <= timezone.now()
+    assert preview == {"count": 1, "keys": [{"scope": "repo::acme/app", "key": "stale"}]}
     assert list(Lesson.objects.order_by("pk").values()) == before
+
+
+def test_groom_run_with_the_previews_as_of_archives_that_preview_not_what_was_written_since(
+    lorekit_env,
+    account,  # noqa: ANN001
+) -> None:
+    LessonFactory(account=account, key="old-bug", kind="bug")
+    rule = {"scope": "global", "kind": ["bug"]}
+
+    async def script(session):  # noqa: ANN001, ANN202
+        preview = result_of(await session.call_tool("groom.preview", rule))
+        await session.call_tool(
+            "memory.write", {"scope": "global", "key": "new-bug", "kind": "bug", "content": "written since"}
+        )
+        run = result_of(await session.call_tool("groom.run", {**rule, "as_of": preview["as_of"]}))
+        stale = await session.call_tool("groom.run", {**rule, "as_of": "2020-01-01T00:00:00+00:00"})
+        return preview, run, stale
+
+    preview, run, stale = with_session(lorekit_env, script)
+    assert run["keys"] == preview["keys"] == [{"scope": "repo::acme/app", "key": "old-bug"}]
+    assert Lesson.objects.get(key="new-bug").archived_at is None
+    assert stale.is_error and "preview" in stale.content[0].text
 
 
 def test_policy_create_update_delete_and_errors_come_back_as_tool_errors(lorekit_env, account) -> None:  # noqa: ANN001
