@@ -100,7 +100,7 @@ def test_groom_run_asks_on_a_terminal_and_respects_no(store, monkeypatch) -> Non
         stdin=FakeTerminal("y\n"),
         monkeypatch=monkeypatch,
     )
-    assert "Archive 3 lesson(s)? [y/N]" in out and "Archived 3" in out
+    assert "Archive these 3 lessons? They stay restorable (--undo). [y/N]" in out and "Archived 3" in out
 
 
 class TerminalWhileALessonIsWritten(FakeTerminal):
@@ -128,7 +128,10 @@ def test_groom_run_archives_what_it_asked_about_not_what_was_written_while_it_wa
         stdin=TerminalWhileALessonIsWritten(store),
         monkeypatch=monkeypatch,
     )
-    assert "Archive 3 lesson(s)? [y/N]" in out and "Archived 3 of 3 matched" in out
+    assert (
+        "Archive these 3 lessons? They stay restorable (--undo). [y/N]" in out
+        and "Archived 3 of 3 matched" in out
+    )
     assert archived() == {"unused-0", "unused-1", "unused-2"}
     assert PolicyRun.objects.get().as_of is not None
 

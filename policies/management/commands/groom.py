@@ -97,7 +97,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"--run would archive {count:,} lesson(s): confirm on a terminal or pass --yes"
             )
-        self.stdout.write(f"Archive {count:,} lesson(s)? [y/N] ", ending="")
+        what = "this lesson" if count == 1 else f"these {count:,} lessons"
+        self.stdout.write(f"Archive {what}? They stay restorable (--undo). [y/N] ", ending="")
         self.stdout.flush()
         return sys.stdin.readline().strip().lower() in ("y", "yes")
 
