@@ -173,16 +173,19 @@ def rule_from_query(
         if not dim.in_policy and not allow_owner:
             notices.append(f"Ignored the {dim.label} filter: a retention policy cannot carry it.")
             continue
-        raw_mode = _last(data, dim.mode_param)
-        if raw_mode not in (None, "") and str(raw_mode).strip().lower() not in dim.modes:
-            # A bad mode must not drop the values, which would widen the view: keep them with the default mode.
-            notices.append(
-                f"Ignored {dim.mode_param}=“{shown(str(raw_mode))}”: the {dim.label} filter matches "
-                f"{', '.join(dim.modes)}; kept {dim.default_mode}."
-            )
-            raw_mode = None
+        values, raw_mode = ",".join(raw_values), _last(data, dim.mode_param)
         try:
-            dimensions[dim.name] = parse_dimension(dim, ",".join(raw_values), raw_mode)
+            try:
+                dimensions[dim.name] = parse_dimension(dim, values, raw_mode)
+            except ScopeError as exc:
+                if exc.field != dim.mode_param:
+                    raise
+                # A bad mode must not drop the values, which would widen the view: keep them with the default.
+                dimensions[dim.name] = parse_dimension(dim, values, None)
+                notices.append(
+                    f"Ignored {dim.mode_param}=“{shown(str(raw_mode))}”: the {dim.label} filter matches "
+                    f"{', '.join(dim.modes)}; kept {dim.default_mode}."
+                )
         except ScopeError as exc:
             notices.append(f"Ignored the {dim.label} filter: {exc.message}.")
     return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions), notices

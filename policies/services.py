@@ -92,36 +92,29 @@ def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
                     raise RuleError(param.name, str(exc)) from exc
     dimensions = dict(rule.dimensions)
     for dim in POLICY_DIMENSIONS:
-        if dim.name in changes:
-            raw = changes[dim.name]
-            if raw is None or raw == "" or raw == []:
-                dimensions.pop(dim.name, None)
+        if dim.name not in changes and dim.mode_param not in changes:
+            continue
+        saved = dimensions.get(dim.name)
+        values = changes[dim.name] if dim.name in changes else (list(saved.values) if saved else None)
+        if values is None or values == "" or values == []:
+            if dim.name in changes or not changes[dim.mode_param]:
+                dimensions.pop(
+                    dim.name, None
+                )  # cleared, or a mode cleared on a filter the policy does not have
                 continue
-            try:
-                # New values keep the saved mode unless the change names one (null: the default): `--tags a,b`
-                # on an exclusion must not turn it into an inclusion.
-                saved = dimensions.get(dim.name)
-                if dim.mode_param in changes:
-                    mode = changes[dim.mode_param] or dim.default_mode
-                else:
-                    mode = saved.mode if saved is not None else None
-                dimensions[dim.name] = parse_dimension(dim, raw, mode)
-            except ScopeError as exc:
-                raise RuleError(exc.field, exc.message) from exc
-        elif dim.mode_param in changes:
-            mode = changes[dim.mode_param]
-            if dim.name not in dimensions:
-                if mode in (None, ""):
-                    continue  # clearing the mode of a filter the policy does not have: nothing to change
-                raise RuleError(
-                    dim.name,
-                    f"{dim.mode_param} needs {dim.name} values: this policy has no {dim.label} filter",
-                )
-            if mode in (None, ""):
-                mode = dim.default_mode  # null clears the mode back to its default, like every other field
-            if mode not in dim.modes:
-                raise RuleError(dim.mode_param, f"{dim.mode_param} must be one of {', '.join(dim.modes)}")
-            dimensions[dim.name] = type(dimensions[dim.name])(dimensions[dim.name].values, str(mode))
+            raise RuleError(
+                dim.name, f"{dim.mode_param} needs {dim.name} values: this policy has no {dim.label} filter"
+            )
+        # The mode a change names (null: back to the default); else the saved one, so that `--tags a,b` on an
+        # exclusion does not turn it into an inclusion. parse_dimension checks values and mode alike.
+        if dim.mode_param in changes:
+            mode = changes[dim.mode_param] or dim.default_mode
+        else:
+            mode = saved.mode if saved is not None else None
+        try:
+            dimensions[dim.name] = parse_dimension(dim, values, mode)
+        except ScopeError as exc:
+            raise RuleError(exc.field, exc.message) from exc
     return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
 
 
