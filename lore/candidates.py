@@ -41,13 +41,16 @@ def candidate_predicate(rule: Rule, now: datetime) -> Q:
     return Q(archived_at__isnull=True, protected=False) & rule_predicate(rule, now)
 
 
+def _decisions_since(snapshot: datetime) -> QuerySet[LessonEvent]:
+    """Restores, imports and unpins after `snapshot`: decisions a run with that snapshot must not override."""
+    return LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot)
+
+
 def untouched_since(snapshot: datetime) -> Q:
     """Lessons nobody rewrote, restored, unpinned or re-imported after `snapshot`: a run never overrides a
     decision made after it read its candidates (seeds/004: eligibility is checked again when the archive
     happens), and never archives what its preview did not show."""
-    decided_since = LessonEvent.objects.filter(
-        lesson_id=OuterRef("pk"), action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot
-    )
+    decided_since = _decisions_since(snapshot).filter(lesson_id=OuterRef("pk"))
     return Q(updated_at__lte=snapshot) & ~Q(Exists(decided_since))
 
 
@@ -55,8 +58,9 @@ def touched_since_count(qs: QuerySet[Lesson], snapshot: datetime) -> int:
     """How many lessons of `qs` fail untouched_since(snapshot), counted from the few recent writes and decisions
     (the updated_at index, lessonevent_decision_at) rather than by checking every lesson against the event log."""
     rewritten = qs.filter(updated_at__gt=snapshot).count()
-    decided_since = LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot)
-    decided = qs.filter(updated_at__lte=snapshot, pk__in=decided_since.values("lesson_id")).count()
+    decided = qs.filter(
+        updated_at__lte=snapshot, pk__in=_decisions_since(snapshot).values("lesson_id")
+    ).count()
     return rewritten + decided
 
 
