@@ -10,7 +10,6 @@ import re
 from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
@@ -198,12 +197,8 @@ def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResp
     if action in ("pin", "unpin"):
         lesson = lesson_protect(account=lesson.account, lesson=lesson, protected=action == "pin", actor=actor)
     elif action == "archive":
-        lessons_archive(  # a pinned lesson is never archived, not even by hand: unpin it first
-            account=lesson.account,
-            lesson_ids=[lesson.pk],
-            guard=Q(protected=False),
-            reason="archived by hand",
-            actor=actor,
+        lessons_archive(  # never a pinned lesson, even by hand (the sheet says to unpin it first)
+            account=lesson.account, lesson_ids=[lesson.pk], reason="archived by hand", actor=actor
         )
         lesson.refresh_from_db()
     elif action == "restore":

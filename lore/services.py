@@ -189,6 +189,11 @@ def lesson_protect(*, account: Account, lesson: Lesson, protected: bool = True, 
     return lesson
 
 
+def _archivable(account: Account) -> Q:
+    """What any archive repeats inside its UPDATE: the account's active lessons, never a protected one."""
+    return Q(account=account, archived_at__isnull=True, protected=False)
+
+
 def lessons_archive(
     *,
     account: Account,
@@ -200,11 +205,12 @@ def lessons_archive(
     now: datetime | None = None,
 ) -> list[int]:
     """Archive these lessons in one UPDATE that repeats `guard` (the candidate predicate), so a lesson
-    protected, restored or rewritten since it was selected is skipped. Returns the ids archived."""
+    restored or rewritten since it was selected is skipped. A protected lesson is never archived, by a run or by
+    hand. Returns the ids archived."""
     now = now or timezone.now()
     with transaction.atomic():
         archived = _update_returning_ids(
-            Lesson.objects.filter(_locked_in_id_order(account, lesson_ids), archived_at__isnull=True).filter(
+            Lesson.objects.filter(_archivable(account), _locked_in_id_order(account, lesson_ids)).filter(
                 guard or Q()
             ),
             archived_at=now,
@@ -256,7 +262,7 @@ def lessons_archive_next(
     with transaction.atomic():
         picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
         update: UpdateQuery = (
-            Lesson.objects.filter(account=account, archived_at__isnull=True)
+            Lesson.objects.filter(_archivable(account))
             .filter(pk__in=RawSQL('SELECT "pk" FROM picked', ()))
             .filter(guard)
             .query.chain(UpdateQuery)  # type: ignore[assignment]
