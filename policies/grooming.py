@@ -56,6 +56,7 @@ class RunNoLongerRunning(Exception):
 class Preview:
     count: int
     keys: list[dict[str, str]]
+    taken_at: datetime  # the moment it describes: a run given it as `as_of` archives exactly this set
 
 
 def rule_validate_for_policy(rule: Rule) -> None:
@@ -78,14 +79,16 @@ def preview(
 ) -> Preview:
     """What a run of `rule` would archive now. Changes nothing."""
     rule_validate_for_policy(rule)
-    qs = candidates(account, rule, now=now or timezone.now())
+    taken_at = now or timezone.now()
+    qs = candidates(account, rule, now=taken_at)
     if keys_limit is None:
         # Every key: one query, counted by its rows and sorted here. Sorting ~100k keys in the database spills
         # to disk at the default work_mem and took longer than the scan (bench/RESULTS.md, bench/EXPLAIN.md).
         keys = _in_address_order(qs.order_by().values_list("scope", "key"))
-        return Preview(count=len(keys), keys=keys)
+        return Preview(count=len(keys), keys=keys, taken_at=taken_at)
     sample = qs.order_by("scope", "key").values_list("scope", "key")[:keys_limit]
-    return Preview(count=qs.count(), keys=[{"scope": scope, "key": key} for scope, key in sample])
+    keys = [{"scope": scope, "key": key} for scope, key in sample]
+    return Preview(count=qs.count(), keys=keys, taken_at=taken_at)
 
 
 def run_keys(run: PolicyRun) -> list[dict[str, str]]:

@@ -15,7 +15,6 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -230,12 +229,11 @@ def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
             )
         transaction.on_commit(partial(execute_run.delay, run.pk))
         return redirect("policies:run", run_id=run.pk)
-    now = timezone.now()
-    found = grooming.preview(account, policy.rule, keys_limit=RUN_SAMPLE_SIZE, now=now)
+    found = grooming.preview(account, policy.rule, keys_limit=RUN_SAMPLE_SIZE)
     context = {
         "policy": policy,
         "preview": found,
-        "as_of": now.isoformat(),
+        "as_of": found.taken_at.isoformat(),
         "active": active,
         "explorer_url": explorer_url(policy.rule),
         "section": "policies",

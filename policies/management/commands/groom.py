@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils import timezone
 
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, RuleError, rule_from_data
 from lore.models import Account
@@ -49,14 +48,13 @@ class Command(BaseCommand):
         if opts["undo"] is not None:
             return self._undo(account, opts["undo"])
         policy, rule = self._policy_and_rule(account, opts)
-        taken = timezone.now()
         try:
-            found = grooming.preview(account, rule, keys_limit=max(0, opts["limit"]), now=taken)
+            found = grooming.preview(account, rule, keys_limit=max(0, opts["limit"]))
         except RuleError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from exc
         self._print_preview(found, opts)
         if opts["run"]:
-            self._run(account, policy, rule, found.count, yes=opts["yes"], as_of=taken)
+            self._run(account, policy, rule, found.count, yes=opts["yes"], as_of=found.taken_at)
         return None
 
     def _policy_and_rule(self, account: Account, opts: dict[str, Any]) -> tuple[RetentionPolicy | None, Rule]:
