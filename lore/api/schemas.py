@@ -233,18 +233,18 @@ GroomRunIn = _model(
     "GroomRunIn",
     "What /groom/preview takes, and optionally that preview's time (its Lore-As-Of header) to archive exactly it.",
     {
-        "policy_id": (Id | None, Field(None, description="Preview/run a saved policy")),
-        **rule_fields(scope_required=False),
         "as_of": (
             AwareDatetime | None,
             Field(
                 None,
                 description="The Lore-As-Of header of the preview this run carries out: the run archives what "
-                "that preview answered, less what was written, protected or restored since. At most an hour "
-                "old; of a policy changed since, it answers 409 preview_outdated and archives nothing.",
+                "that preview answered, less what was rewritten, restored, unpinned or re-imported since. At "
+                "most an hour old; of a policy changed since, it answers 409 preview_outdated and archives "
+                "nothing.",
             ),
         ),
     },
+    base=GroomIn,
 )
 
 
