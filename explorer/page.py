@@ -85,7 +85,7 @@ def rows_context(
     return {
         "state": state,
         "rows": [row_view(lesson) for lesson in page.rows],
-        "list_signals": LIST_SIGNALS,
+        "list_columns": LIST_COLUMNS,
         "more_url": with_params(state.url("explorer:rows"), cursor=page.next_cursor)
         if page.next_cursor
         else "",
@@ -152,9 +152,16 @@ def row_view(lesson: Lesson) -> RowView:
     return RowView(lesson, dims, [_cell(signal, getattr(lesson, signal.field)) for signal in LIST_SIGNALS])
 
 
+def _css(signal: Signal) -> str:
+    return "num" if signal.kind == "count" else "when"
+
+
+# The list's signal columns: (css class, signal), for the head; _cell gives each row's.
+LIST_COLUMNS = [(_css(signal), signal) for signal in LIST_SIGNALS]
+
+
 def _cell(signal: Signal, value: object) -> tuple[str, str, str, str]:
-    css = "num" if signal.kind == "count" else "when"
-    return css, signal.key, signal_title(signal, value), signal_text(signal, value)
+    return _css(signal), signal.key, signal_title(signal, value), signal_text(signal, value)
 
 
 def sheet_dimensions(lesson: Lesson) -> list[tuple[str, list[str]]]:

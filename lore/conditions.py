@@ -219,20 +219,22 @@ class Signal:
     meaning: str
 
 
-def _condition_signal(key: str, meaning: str) -> Signal:
+def _condition_signal(key: str, meaning: str = "") -> Signal:
+    """A condition's signal, explained by the condition's own help unless that help is advice for the menu."""
     cond = CONDITIONS_BY_KEY[key]
-    return Signal(cond.key, cond.label, cond.field, "count" if cond.unit == "count" else "time", meaning)
+    kind: Literal["count", "time"] = "count" if cond.unit == "count" else "time"
+    return Signal(cond.key, cond.label, cond.field, kind, meaning or cond.help)
 
 
 # In the order the detail sheet shows them side by side, so they are never confused for one another.
 SIGNALS: tuple[Signal, ...] = (
-    _condition_signal("recurrence", "How many times the lesson has been written — unrelated to reading"),
+    _condition_signal("recurrence"),
     _condition_signal(
         "delivered",
         "Every time it was handed to a reader, by any surface: a list or search page, a fetch, the detail sheet",
     ),
-    _condition_signal("chosen", "Deliberate agent fetches only (memory.read, lorekit read/show)"),
-    _condition_signal("last_open", "The last deliberate agent fetch (memory.read, lorekit read/show)"),
+    _condition_signal("chosen"),
+    _condition_signal("last_open"),
     Signal(
         "updated",
         "Last updated",
@@ -240,7 +242,7 @@ SIGNALS: tuple[Signal, ...] = (
         "time",
         "The last time the content was written; reading never moves it",
     ),
-    _condition_signal("created", "When the lesson was first written"),
+    _condition_signal("created"),
 )
 SIGNALS_BY_KEY = {s.key: s for s in SIGNALS}
 LIST_SIGNALS: tuple[Signal, ...] = tuple(

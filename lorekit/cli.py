@@ -84,9 +84,8 @@ def cmd_groom(client: LoreClient, args: argparse.Namespace) -> int:
         ):
             print("Nothing archived.", file=sys.stderr)
             return EXIT_ERROR
-    result = client.groom_run(
-        body, as_of=as_of
-    )  # what was confirmed, not what matches by the time of the answer
+    # What was confirmed, not what matches by the time of the answer.
+    result = client.groom_run(body, as_of=as_of)
     human = f"Archived {output.lessons(result['count'])} (run {result['run_id']})."
     if result["keys"]:
         human += "\n" + output.keys_table(result["keys"], args.limit)

@@ -170,7 +170,7 @@ SIGNALS: tuple[Signal, ...] = (
         label="Recurrence",
         field="seen_count",
         kind="count",
-        meaning="How many times the lesson has been written — unrelated to reading",
+        meaning="How many times the lesson has been written. Unrelated to reading.",
     ),
     Signal(
         key="delivered",
@@ -184,14 +184,14 @@ SIGNALS: tuple[Signal, ...] = (
         label="Chosen",
         field="opened_count",
         kind="count",
-        meaning="Deliberate agent fetches only (memory.read, lorekit read/show)",
+        meaning="Deliberate agent fetches only. 'Never chosen' means nothing has ever used it.",
     ),
     Signal(
         key="last_open",
         label="Last agent open",
         field="last_opened_at",
         kind="time",
-        meaning="The last deliberate agent fetch (memory.read, lorekit read/show)",
+        meaning="The last deliberate agent fetch (memory.read, lorekit read/show); never-opened lessons count from their creation.",
     ),
     Signal(
         key="updated",
@@ -205,7 +205,7 @@ SIGNALS: tuple[Signal, ...] = (
         label="Created",
         field="created_at",
         kind="time",
-        meaning="When the lesson was first written",
+        meaning="When the lesson was first written.",
     ),
 )
 SORTS: tuple[str, ...] = ("newest", "opened_count")

@@ -45,13 +45,11 @@ def _refuse_booleans(value: object) -> object:
     return value
 
 
-NOT_A_BOOLEAN = BeforeValidator(
-    _refuse_booleans
-)  # after any bounds in an Annotated, so the schema shows them
+# Placed after any bounds in an Annotated, so that the schema still shows them.
+NOT_A_BOOLEAN = BeforeValidator(_refuse_booleans)
 Whole = Annotated[int, NOT_A_BOOLEAN]
-JsonBool = Annotated[
-    bool, Strict()
-]  # true or false only: not "yes", 1 or "on" (query strings keep plain bool)
+# true or false only: not "yes", 1 or "on" (query strings keep plain bool).
+JsonBool = Annotated[bool, Strict()]
 Id = Annotated[int, Interval(ge=1, le=ID_MAX), NOT_A_BOOLEAN]
 SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
 
