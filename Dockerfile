@@ -11,7 +11,7 @@ COPY lorekit ./lorekit
 COPY templates ./templates
 COPY static ./static
 COPY manage.py ./
-RUN pip install --no-cache-dir . && python manage.py collectstatic --noinput -v0
+RUN pip install --no-cache-dir . && SECRET_KEY=collectstatic-at-build-only python manage.py collectstatic --noinput -v0
 RUN useradd --create-home lore && mkdir -p /app/var && chown lore /app/var
 USER lore
 EXPOSE 8000

@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 PORT ?= 8000
 LESSONS ?= 20000
+# Local runs are development runs: without DEBUG (or a SECRET_KEY) every process refuses to start.
+LOCAL_ENV := DEBUG=$${DEBUG:-1}
 
 LINT_PATHS := $(wildcard config lore policies explorer lorekit tests bench scripts)
 TYPED_PATHS := $(wildcard config lore policies explorer lorekit)
@@ -22,10 +24,10 @@ install: $(STAMP)
 
 migrate: install
 	@mkdir -p var
-	@$(PY) manage.py migrate --noinput -v0
+	@$(LOCAL_ENV) $(PY) manage.py migrate --noinput -v0
 
 demo: migrate
-	@$(PY) manage.py seed_demo --lessons $(LESSONS) --if-empty --token-file var/demo-token
+	@$(LOCAL_ENV) $(PY) manage.py seed_demo --lessons $(LESSONS) --if-empty --token-file var/demo-token
 
 run: demo
 	@$(PY) scripts/run.py --port $(PORT)

@@ -1,5 +1,8 @@
 """Settings, read from the environment through django-environ (see README: Configuration)."""
 
+import os
+import secrets
+import sys
 from pathlib import Path
 
 import environ
@@ -16,7 +19,16 @@ env = environ.Env(
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env("DEBUG")
-SECRET_KEY = env("SECRET_KEY", default="dev-insecure-change-me-" + "x" * 40)
+SECRET_KEY = env("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if DEBUG:
+        # Development only: the prefix makes `check --deploy` flag it.
+        SECRET_KEY = "django-insecure-development-only-" + "x" * 40
+    elif "pytest" in sys.modules:
+        # The test suite: a random key per run, inherited by the processes the tests start.
+        SECRET_KEY = os.environ["SECRET_KEY"] = secrets.token_urlsafe(50)
+    else:
+        sys.exit("Lore Explorer refuses to start: SECRET_KEY is not set and DEBUG is off (set SECRET_KEY).")
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
