@@ -35,7 +35,7 @@ run: demo
 lint: install
 	@$(VENV)/bin/ruff check $(LINT_PATHS)
 	@$(VENV)/bin/ruff format --check $(LINT_PATHS)
-	@$(VENV)/bin/mypy $(TYPED_PATHS)
+	@$(LOCAL_ENV) $(VENV)/bin/mypy $(TYPED_PATHS)
 
 format: install
 	@$(VENV)/bin/ruff check --fix $(LINT_PATHS) || true
@@ -45,7 +45,7 @@ test: lint
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: install
-	@$(PY) bench/run.py $(BENCH_ARGS)
+	@$(LOCAL_ENV) $(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/broker staticfiles

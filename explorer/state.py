@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from explorer.filter_control import rule_from_query, rule_query, shown
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS, Rule
+from lore.limits import SEARCH_TEXT_MAX, LimitExceeded
 from lore.scopes import GLOBAL
-from lore.selectors import DEFAULT_SORT, KEYSETS
+from lore.selectors import DEFAULT_SORT, KEYSETS, search_within_limits, search_words
 
 # The Explorer's Sort control (DESIGN §8): the API's orders plus Recently updated.
 SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated")}
@@ -34,7 +35,7 @@ RANGES: dict[str, tuple[str, timedelta | None]] = {
 }
 DEFAULT_RANGE = "all"
 READ_WINDOW_ALL_TIME = timedelta(days=90)
-MAX_Q = 200
+MAX_Q = SEARCH_TEXT_MAX.value
 MATRIX_DIMENSIONS = tuple(d.name for d in DIMENSIONS if d.name != "origin_pr")
 DEFAULT_MATRIX = ("host", "kind")
 
@@ -319,6 +320,11 @@ def _parse_q(raw: str | None, notices: list[str]) -> str:
     if len(text) > MAX_Q:
         notices.append(f"The search was cut to its first {MAX_Q} characters.")
         text = text[:MAX_Q].strip()
+    try:
+        search_words(text)
+    except LimitExceeded as exc:
+        text = search_within_limits(text)
+        notices.append(f"The search was cut to “{text}”: {exc.message}.")
     return text
 
 

@@ -114,9 +114,9 @@ REQUEST_BODY_MAX = Limit(
     "bytes",
     "in a request body",
     field="body",
-    setting="LORE_REQUEST_BODY_MAX",
+    setting="DATA_UPLOAD_MAX_MEMORY_SIZE",
     status=413,
-    why="Django's DATA_UPLOAD_MAX_MEMORY_SIZE; an import has its own",
+    why="a body Django reads whole; an import streams under its own",
 )
 IMPORT_BODY_MAX = Limit(
     "IMPORT_BODY_MAX",
@@ -134,6 +134,7 @@ IMPORT_LINE_MAX = Limit(
     "bytes",
     "in one import line",
     field="line",
+    setting="LORE_IMPORT_LINE_MAX",
     why="a longer line is reported and skipped, never buffered",
 )
 IMPORT_BATCH = Limit("IMPORT_BATCH", 500, "lines", "per import batch", why="lines are written as they arrive")
@@ -152,7 +153,6 @@ IMPORT_ANALYZE_MIN = Limit(
     setting="LORE_IMPORT_ANALYZE_MIN",
     why="fresh statistics after a large import (PostgreSQL only)",
 )
-JSON_DEPTH_MAX = Limit("JSON_DEPTH_MAX", 64, "levels", "of JSON nesting", why="deeper input is refused")
 PREVIEW_KEYS_DEFAULT = Limit(
     "PREVIEW_KEYS_DEFAULT", 1000, "keys", "in a preview unless keys_limit asks", field="keys_limit"
 )

@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 
 from lore.candidates import lessons_matching
 from lore.conditions import Rule
+from lore.limits import SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
 from lore.models import Account, Lesson
 
 KEYSETS = {
@@ -79,12 +80,36 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
     return value, pk
 
 
+def search_words(q: str) -> list[str]:
+    """The words of a search, or LimitExceeded: each word is a prefix match over the whole store, and a one-letter
+    prefix matches most of it (SEARCH_WORDS_MAX, SEARCH_SHORT_WORDS_MAX)."""
+    words = re.findall(r"\w+", q)
+    SEARCH_WORDS_MAX.check(len(words), "q")
+    SEARCH_SHORT_WORDS_MAX.check(sum(len(word) == 1 for word in words), "q")
+    return words
+
+
+def search_within_limits(q: str) -> str:
+    """The words of `q` the search limits allow (the Explorer keeps what it can and says so)."""
+    kept: list[str] = []
+    short = 0
+    for word in re.findall(r"\w+", q):
+        if len(word) == 1:
+            if short == SEARCH_SHORT_WORDS_MAX.value:
+                continue
+            short += 1
+        kept.append(word)
+        if len(kept) == SEARCH_WORDS_MAX.value:
+            break
+    return " ".join(kept)
+
+
 def text_search_q(q: str) -> Q:
     """Every word must appear in the key or the content: full-text search (prefix match, GIN index
     `lesson_search` of explorer/migrations, over active lessons) on PostgreSQL, case-insensitive containment
-    elsewhere."""
+    elsewhere. Over the search limits: LimitExceeded."""
+    words = search_words(q)
     if connection.vendor == "postgresql":
-        words = re.findall(r"\w+", q)[:10]
         if not words:
             return Q()
         query = SearchQuery(" & ".join(f"{w}:*" for w in words), search_type="raw", config=SEARCH_CONFIG)

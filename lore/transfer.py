@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from lore.inputs import (
@@ -19,7 +19,9 @@ from lore.inputs import (
     parse_flag,
     parse_timestamp,
 )
-from lore.models import Account, Lesson, LessonEvent
+from lore.limits import IMPORT_ANALYZE_MIN, IMPORT_ERRORS_MAX, IMPORT_LINE_MAX
+from lore.limits import IMPORT_BATCH as LIMIT_IMPORT_BATCH
+from lore.models import Account, Lesson, LessonEvent, LessonTag
 from lore.services import events_for, tags_sync
 
 EXPORT_FIELDS = (
@@ -47,7 +49,8 @@ EXPORT_FIELDS = (
     "archive_reason",
 )
 _TIMESTAMPS = ("last_read_at", "last_opened_at", "created_at", "updated_at", "archived_at")
-IMPORT_BATCH = 500
+IMPORT_BATCH = LIMIT_IMPORT_BATCH.default
+_READ_CHUNK = 64 * 1024
 # Characters JSON leaves raw that str.splitlines() (and some NDJSON readers) treat as line breaks.
 _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -85,16 +88,74 @@ def export_lines(account: Account, *, chunk: int = 2000) -> Iterator[str]:
 
 @dataclass
 class ImportReport:
+    """What an import did. `failed` lists the first IMPORT_ERRORS_MAX failures; `failed_total` counts them all."""
+
     created: int = 0
     updated: int = 0
     failed: list[dict[str, object]] = field(default_factory=list)
+    failed_total: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed_total
+
+    def fail(self, line: int, field: str, message: str) -> None:
+        self.failed_total += 1
+        if len(self.failed) < IMPORT_ERRORS_MAX.value:
+            self.failed.append({"line": line, "field": field, "message": message})
 
     def as_dict(self) -> dict[str, object]:
-        return {"created": self.created, "updated": self.updated, "failed": self.failed}
+        return {
+            "created": self.created,
+            "updated": self.updated,
+            "failed": self.failed,
+            "failed_total": self.failed_total,
+        }
+
+
+class LineTooLong:
+    """Stands for an NDJSON line longer than IMPORT_LINE_MAX: it was skipped as it streamed, never buffered."""
+
+
+TOO_LONG = LineTooLong()
+
+
+def ndjson_lines(read: Callable[[int], bytes]) -> Iterator[tuple[int, bytes | LineTooLong]]:
+    """(line number, bytes) of every non-blank line of a stream, read in chunks: memory stays bounded by
+    IMPORT_LINE_MAX whatever the stream holds (a line over it yields TOO_LONG; runs of blank lines cost nothing)."""
+    max_line = IMPORT_LINE_MAX.value
+    number = 0  # lines completed so far
+    pending: list[bytes] = []
+    pending_size = 0
+    too_long = False
+    while True:
+        chunk = read(_READ_CHUNK)
+        if not chunk:
+            break
+        if not pending and not too_long and not chunk.strip():
+            number += chunk.count(b"\n")  # blank lines only
+            continue
+        parts = chunk.split(b"\n")
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            if not too_long:
+                if pending_size + len(part) > max_line:
+                    too_long, pending, pending_size = True, [], 0
+                else:
+                    pending.append(part)
+                    pending_size += len(part)
+            if last:
+                break  # the line goes on in the next chunk
+            number += 1
+            if too_long:
+                yield number, TOO_LONG
+            elif pending_size and b"".join(pending).strip():
+                yield number, b"".join(pending)
+            pending, pending_size, too_long = [], 0, False
+    if too_long:
+        yield number + 1, TOO_LONG
+    elif pending and b"".join(pending).strip():
+        yield number + 1, b"".join(pending)
 
 
 def _metadata(data: dict[str, object], name: str) -> str:
@@ -106,11 +167,22 @@ def _metadata(data: dict[str, object], name: str) -> str:
     return UNSTORABLE.sub("", raw)
 
 
-def _lesson_from_line(account: Account, text: str) -> Lesson:
+def _lesson_from_line(account: Account, raw: str | bytes | LineTooLong) -> Lesson:
+    if isinstance(raw, LineTooLong):
+        raise FieldError("line", f"is too long: {IMPORT_LINE_MAX.describe()}")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FieldError("line", f"not valid UTF-8 (byte {exc.start + 1})") from exc
     try:
-        data = json.loads(text)
+        data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise FieldError("line", f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise FieldError("line", f"not a usable JSON value ({str(exc)[:120]})") from exc
+    except RecursionError as exc:
+        raise FieldError("line", "nested too deeply") from exc
     if not isinstance(data, dict):
         raise FieldError("line", "must be a JSON object")
     unknown = sorted(set(data) - set(EXPORT_FIELDS))
@@ -151,24 +223,53 @@ def import_lines(
 ) -> ImportReport:
     """Upsert every valid line on (scope, key), keeping timestamps and counters. Bad lines are reported by
     number and skipped; good lines are committed in batches, so an interrupted import can simply be re-run."""
+    return import_numbered(account, enumerate(lines, start=1), actor=actor, progress=progress)
+
+
+def import_stream(
+    account: Account, read: Callable[[int], bytes], *, actor: str = "", progress: object = None
+) -> ImportReport:
+    """`import_lines` of a byte stream read in chunks (a request body, a file): memory bounded whatever its size."""
+    return import_numbered(account, ndjson_lines(read), actor=actor, progress=progress)
+
+
+def import_numbered(
+    account: Account,
+    lines: Iterable[tuple[int, str | bytes | LineTooLong]],
+    *,
+    actor: str = "",
+    progress: object = None,
+) -> ImportReport:
     report = ImportReport()
     batch: list[tuple[int, Lesson]] = []
-    for number, raw in enumerate(lines, start=1):
-        text = raw.strip() if isinstance(raw, str) else raw.decode("utf-8", "replace").strip()
-        if not text:
-            continue
+    for number, raw in lines:
+        if isinstance(raw, str | bytes):
+            raw = raw.strip()
+            if not raw:
+                continue
         try:
-            batch.append((number, _lesson_from_line(account, text)))
+            batch.append((number, _lesson_from_line(account, raw)))
         except FieldError as exc:
-            report.failed.append({"line": number, "field": exc.field, "message": exc.message})
-        if len(batch) >= IMPORT_BATCH:
+            report.fail(number, exc.field, exc.message)
+        except (ValueError, TypeError, RecursionError) as exc:  # whatever else a hostile line provokes
+            report.fail(number, "line", f"cannot be read ({type(exc).__name__})")
+        if len(batch) >= LIMIT_IMPORT_BATCH.value:
             _import_batch_or_lines(account, batch, report, actor)
             batch = []
             if callable(progress):
                 progress(report)
     if batch:
         _import_batch_or_lines(account, batch, report, actor)
+    if report.created + report.updated >= IMPORT_ANALYZE_MIN.value:
+        analyze_lessons()
     return report
+
+
+def analyze_lessons() -> None:
+    """Fresh planner statistics after a large write (PostgreSQL; a cluster with autovacuum off never gets them)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {Lesson._meta.db_table}, {LessonTag._meta.db_table}")
 
 
 def _import_batch_or_lines(
@@ -186,9 +287,7 @@ def _import_batch_or_lines(
             _import_batch(account, [lesson], report, actor)
         except DatabaseError as exc:
             message = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-            report.failed.append(
-                {"line": number, "field": "line", "message": f"refused by the database: {message}"}
-            )
+            report.fail(number, "line", f"refused by the database: {message}")
 
 
 UPDATED_FIELDS = [f for f in EXPORT_FIELDS if f not in ("scope", "key")] + ["archived_by_run"]

@@ -267,12 +267,13 @@ def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
     with source:
         report = client.memory_import(upload_batches(source, progress))
     failed = report["failed"]
+    failed_total = report.get("failed_total", len(failed))
     progress.done(f"sent {progress.count:,} lines")
-    human = f"Imported: {report['created']} created, {report['updated']} updated, {len(failed)} failed."
+    human = f"Imported: {report['created']} created, {report['updated']} updated, {failed_total} failed."
     for failure in failed[:20]:
         human += f"\n  line {failure['line']}: {failure.get('field')}: {failure['message']}"
     emit(args, report, human)
-    return EXIT_ERROR if failed else EXIT_OK
+    return EXIT_ERROR if failed_total else EXIT_OK
 
 
 def cmd_mcp(client: LoreClient, args: argparse.Namespace) -> int:

@@ -205,7 +205,7 @@ class LoreClient:
     def memory_import(self, batches: Iterable[bytes]) -> dict[str, Any]:
         """Upload NDJSON in batches of whole lines (one request each, so an interrupted import can be re-run);
         answers the summed {created, updated, failed}, failed lines numbered across the whole input."""
-        total: dict[str, Any] = {"created": 0, "updated": 0, "failed": []}
+        total: dict[str, Any] = {"created": 0, "updated": 0, "failed": [], "failed_total": 0}
         offset = 0
         for batch in batches:
             try:
@@ -217,6 +217,7 @@ class LoreClient:
             total["created"] += report["created"]
             total["updated"] += report["updated"]
             total["failed"] += [{**f, "line": f["line"] + offset} for f in report["failed"]]
+            total["failed_total"] += report.get("failed_total", len(report["failed"]))
             offset += batch.count(b"\n")
         return total
 

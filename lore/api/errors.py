@@ -17,9 +17,10 @@ from ninja.parser import Parser
 
 from lore.conditions import RuleError
 from lore.inputs import FieldError
-from lore.limits import LimitExceeded
+from lore.limits import REQUEST_BODY_MAX, LimitExceeded
 from lore.scopes import ScopeError
 from lore.selectors import CursorError
+from lore.timeouts import TOO_LONG, is_statement_timeout
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ CODES = {
     405: "method_not_allowed",
     409: "conflict",
     422: "invalid",
+    503: "timeout",
 }
 
 
@@ -70,8 +72,9 @@ def not_found(what: str) -> ApiError:
 
 
 def error_responses(*statuses: int) -> dict[int, type[ErrorOut]]:
-    """The `response=` entries of an endpoint's documented errors (401 and 422 always)."""
-    return {status: ErrorOut for status in sorted({401, 422, *statuses})}
+    """The `response=` entries of an endpoint's documented errors: always 401, 413 (a body over its limit), 422
+    and 503 (a statement over the statement timeout)."""
+    return {status: ErrorOut for status in sorted({401, 413, 422, 503, *statuses})}
 
 
 def error_response(
@@ -140,10 +143,15 @@ def install_error_handlers(api: NinjaAPI) -> None:
 
     def on_suspicious(request: HttpRequest, exc: Any) -> HttpResponse:
         if isinstance(exc, RequestDataTooBig):
-            return error_response(api, request, 400, "the request body is too large", code="too_large")
+            limit = REQUEST_BODY_MAX
+            return error_response(
+                api, request, limit.status, limit.describe(), field="body", code="limit_exceeded"
+            )
         return error_response(api, request, 400, "the request was refused as malformed")
 
     def on_unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
+        if is_statement_timeout(exc):
+            return error_response(api, request, 503, TOO_LONG, code="timeout")
         # Not bad input (that has a handler above): log it, and still answer in the envelope.
         log.exception("unhandled error in %s %s", request.method, request.path)
         return error_response(

@@ -30,11 +30,12 @@ from lore.api.schemas import (
 )
 from lore.conditions import Rule, parse_retention, rule_from_data
 from lore.inputs import LessonInput
+from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.scopes import parse_address, parse_scope, validate_key
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
-from lore.transfer import export_lines, import_lines
+from lore.transfer import export_lines, import_stream
 
 router = Router(tags=["memories"])
 NDJSON = "application/x-ndjson"
@@ -201,10 +202,12 @@ def memory_export(request: HttpRequest) -> StreamingHttpResponse:
 def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
     """Upsert on scope+key, streamed line by line. Bad lines are reported by number and skipped; when no line
     could be imported the answer is a 422 whose `report` names every bad line."""
-    if not request.headers.get("Content-Length", "").strip("0 "):
+    length = request.headers.get("Content-Length", "").strip()
+    if not length.strip("0"):
         raise ApiError(422, "the body is empty: send NDJSON, one lesson per line", field="body")
-    lines = (raw.decode("utf-8", "replace") for raw in request)
-    report = import_lines(account_of(request), lines, actor=actor_of(request))
+    if not length.isdigit() or int(length) > IMPORT_BODY_MAX.value:
+        raise IMPORT_BODY_MAX.error("body")
+    report = import_stream(account_of(request), request.read, actor=actor_of(request))
     if report.failed and not (report.created or report.updated):
         first = report.failed[0]
         message = f"nothing imported: line {first['line']}: {first['field']}: {first['message']}"

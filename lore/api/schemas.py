@@ -314,3 +314,4 @@ class ImportOut(Schema):
     created: int
     updated: int
     failed: list[dict[str, Any]]
+    failed_total: int

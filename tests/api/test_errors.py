@@ -154,10 +154,12 @@ def test_a_lesson_of_nobody_is_a_404(api) -> None:  # noqa: ANN001
         assert response.status_code == 404 and error_of(response)["code"] == "not_found"
 
 
-def test_an_oversized_body_is_a_json_400(api, settings) -> None:  # noqa: ANN001
+def test_an_oversized_body_is_a_json_413_naming_its_limit(api, settings) -> None:  # noqa: ANN001
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     response = api.post("/memories", {"scope": "global", "key": "k", "content": "x" * 5000})
-    assert response.status_code == 400 and error_of(response)["code"] == "too_large"
+    assert response.status_code == 413 and error_of(response)["code"] == "limit_exceeded"
+    assert "at most 1,000 bytes" in error_of(response)["message"]
+    assert "(limit: REQUEST_BODY_MAX)" in error_of(response)["message"]
 
 
 def test_an_import_of_impossible_values_reports_lines_instead_of_failing(api) -> None:  # noqa: ANN001

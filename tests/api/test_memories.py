@@ -158,7 +158,7 @@ def test_export_streams_every_field_and_import_round_trips_it(api, account, othe
         content_type="application/x-ndjson",
         **other_api.headers(),
     )
-    assert imported.json() == {"created": 2, "updated": 0, "failed": []}
+    assert imported.json() == {"created": 2, "updated": 0, "failed": [], "failed_total": 0}
     copy = Lesson.objects.get(account=other_account, key="a")
     assert (copy.read_count, copy.opened_count, copy.tags, copy.protected) == (321, 4, ["x"], True)
 

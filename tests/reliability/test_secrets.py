@@ -30,7 +30,9 @@ def test_without_a_secret_key_and_debug_off_every_process_refuses_to_start(name:
     )
     assert done.returncode != 0
     reason = [line for line in done.stderr.splitlines() if line.strip()]
-    assert reason == ["Lore Explorer refuses to start: SECRET_KEY is not set and DEBUG is off (set SECRET_KEY)."]
+    assert reason == [
+        "Lore Explorer refuses to start: SECRET_KEY is not set and DEBUG is off (set SECRET_KEY)."
+    ]
 
 
 def test_the_development_key_is_used_only_with_debug_on_and_check_deploy_flags_it() -> None:

@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lore.models import Account
-from lore.transfer import import_lines
+from lore.transfer import import_stream
 
 
 class Command(BaseCommand):
@@ -23,20 +23,20 @@ class Command(BaseCommand):
                 raise CommandError(f"no account named {name!r} (pass --create-account to create it)")
             account = Account.objects.create(name=name)
         try:
-            src = sys.stdin if opts["input"] == "-" else open(str(opts["input"]), encoding="utf-8")
+            src = sys.stdin.buffer if opts["input"] == "-" else open(str(opts["input"]), "rb")  # noqa: SIM115
         except OSError as exc:
             raise CommandError(f"cannot read {opts['input']}: {exc.strerror}") from exc
         with src:
-            report = import_lines(
+            report = import_stream(
                 account,
-                src,
+                src.read,
                 actor="import_lessons",
                 progress=lambda r: self.stderr.write(f"\r  {r.created + r.updated:,} lines", ending=""),
             )
         self.stderr.write(
-            f"\ncreated {report.created:,}, updated {report.updated:,}, failed {len(report.failed):,}"
+            f"\ncreated {report.created:,}, updated {report.updated:,}, failed {report.failed_total:,}"
         )
         for failure in report.failed[:50]:
             self.stderr.write(f"  line {failure['line']}: {failure['field']}: {failure['message']}")
-        if report.failed:
-            raise CommandError(f"{len(report.failed)} line(s) failed")
+        if report.failed_total:
+            raise CommandError(f"{report.failed_total:,} line(s) failed")
