@@ -31,6 +31,7 @@ CODES = {
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
+    410: "gone",
     422: "invalid",
     503: "timeout",
 }
