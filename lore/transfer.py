@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from lore.activity import activity_record
 from lore.inputs import (
     UNSTORABLE,
     FieldError,
@@ -19,7 +20,7 @@ from lore.inputs import (
     parse_flag,
     parse_timestamp,
 )
-from lore.models import Account, Lesson, LessonEvent, Tombstone
+from lore.models import Account, Activity, Lesson, LessonEvent, Tombstone
 from lore.services import events_for, tags_sync
 
 EXPORT_FIELDS = (
@@ -206,6 +207,14 @@ def import_lines(
                 progress(report)
     if batch:
         _import_batch_or_lines(account, batch, report, actor)
+    if report.created or report.updated:
+        activity_record(
+            account=account,
+            action=Activity.Action.LESSONS_IMPORTED,
+            actor=actor,
+            subject=f"{report.created + report.updated:,} lessons",
+            detail=f"{report.created:,} new, {report.updated:,} updated, {len(report.failed):,} lines refused",
+        )
     return report
 
 
