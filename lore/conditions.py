@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
+from lore.limits import FILTER_VALUES_MAX, TAGS_ALL_MAX
 from lore.scopes import GLOBAL, MAX_VALUE_LENGTH, ScopeError, validate_dimension_value
 
 Unit = Literal["days", "count"]
@@ -25,7 +26,7 @@ Comparison = Literal["older", "within", "at_most", "at_least"]
 
 DAYS_MIN, DAYS_MAX = 1, 3650
 COUNT_MIN, COUNT_MAX = 0, 100_000
-MAX_FILTER_VALUES = 1000
+MAX_FILTER_VALUES = FILTER_VALUES_MAX.default  # the declared default; checks read FILTER_VALUES_MAX.value
 
 
 # ---------------------------------------------------------------- conditions
@@ -485,10 +486,17 @@ def dimension_q(dim: Dimension, flt: DimFilter) -> Q:
             return Q(has(flt.values))
         if flt.mode == "none":
             return ~Q(has(flt.values))
-        q = Q()
-        for value in flt.values:
-            q &= Q(has([value]))
-        return q
+        if len(flt.values) == 1:
+            return Q(has(flt.values))
+        # One aggregate, whatever the number of tags: its plan does not grow with n (one EXISTS per tag did).
+        return Q(
+            Exists(
+                LessonTag.objects.filter(lesson_id=OuterRef("pk"), tag__in=list(flt.values))
+                .values("lesson_id")
+                .annotate(n=Count("tag", distinct=True))
+                .filter(n=len(flt.values))
+            )
+        )
     q = Q(**{f"{dim.field}__in": list(flt.values)})
     return ~q if flt.mode == "nin" else q
 
@@ -520,8 +528,7 @@ def parse_dimension(dim: Dimension, raw_values: object, raw_mode: object) -> Dim
     values = [validate_dimension_value(v, dim.name) for v in split_values(raw_values)]
     if not values:
         raise ScopeError(f"{dim.name} holds no values", field=dim.name)
-    if len(values) > MAX_FILTER_VALUES:
-        raise ScopeError(f"{dim.name} holds more than {MAX_FILTER_VALUES} values", field=dim.name)
+    FILTER_VALUES_MAX.check(len(values), dim.name)
     if dim.value_prefix:
         values = [v.removeprefix(dim.value_prefix).strip() for v in values]
         if not all(values):  # a bare "#" would otherwise filter on "no pull request" and match every lesson
@@ -529,6 +536,8 @@ def parse_dimension(dim: Dimension, raw_values: object, raw_mode: object) -> Dim
     mode = dim.default_mode if raw_mode in (None, "") else str(raw_mode).strip().lower()
     if mode not in dim.modes:
         raise ScopeError(f"{dim.mode_param} must be one of {', '.join(dim.modes)}", field=dim.mode_param)
+    if dim.is_tags and mode == "all":
+        TAGS_ALL_MAX.check(len(values), dim.name)
     return DimFilter(tuple(v[:MAX_VALUE_LENGTH] for v in values), mode)
 
 
@@ -573,10 +582,11 @@ class Rule:
 
 
 class RuleError(ValueError):
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, code: str = "") -> None:
         super().__init__(message)
         self.field = field
         self.message = message
+        self.code = code  # "" → the API's code for its status; "limit_exceeded" when a limit refused it
 
 
 def rule_from_data(
@@ -619,7 +629,7 @@ def rule_from_data(
         try:
             dimensions[dim.name] = parse_dimension(dim, raw_values, data.get(dim.mode_param))
         except ScopeError as exc:
-            raise RuleError(exc.field, exc.message) from exc
+            raise RuleError(exc.field, exc.message, getattr(exc, "code", "")) from exc
     return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
 
 

@@ -114,7 +114,7 @@ def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
         try:
             dimensions[dim.name] = parse_dimension(dim, values, mode)
         except ScopeError as exc:
-            raise RuleError(exc.field, exc.message) from exc
+            raise RuleError(exc.field, exc.message, getattr(exc, "code", "")) from exc
     return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
 
 

@@ -17,6 +17,7 @@ from ninja.parser import Parser
 
 from lore.conditions import RuleError
 from lore.inputs import FieldError
+from lore.limits import LimitExceeded
 from lore.scopes import ScopeError
 from lore.selectors import CursorError
 
@@ -123,7 +124,10 @@ def install_error_handlers(api: NinjaAPI) -> None:
         return error_response(api, request, status, message)
 
     def on_rule_error(request: HttpRequest, exc: Any) -> HttpResponse:
-        return error_response(api, request, 422, exc.message, field=exc.field)
+        return error_response(api, request, 422, exc.message, field=exc.field, code=exc.code)
+
+    def on_limit(request: HttpRequest, exc: Any) -> HttpResponse:
+        return error_response(api, request, exc.status, exc.message, field=exc.field, code=exc.code)
 
     def on_field_error(request: HttpRequest, exc: Any) -> HttpResponse:
         return error_response(api, request, 422, exc.message, field=exc.field)
@@ -152,6 +156,7 @@ def install_error_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(RuleError, on_rule_error)
     api.add_exception_handler(FieldError, on_field_error)
     api.add_exception_handler(ScopeError, on_field_error)
+    api.add_exception_handler(LimitExceeded, on_limit)
     api.add_exception_handler(CursorError, on_cursor_error)
     api.add_exception_handler(Http404, on_404)
     api.add_exception_handler(SuspiciousOperation, on_suspicious)

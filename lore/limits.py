@@ -1,0 +1,208 @@
+"""Every limit of Lore Explorer, declared once: its name, its value and the words of the 4xx that refuses more.
+
+Each request, task and import does bounded work. The codec, the API, the import, the Explorer, the policy forms and
+the CLI read their caps from here, and an answer over a limit names it: `{"error": {"code": "limit_exceeded",
+"field": "tags", "message": "… at most 50 tags in an 'all' filter (limit: TAGS_ALL_MAX)"}}`. A limit with a
+`setting` can be changed in Django settings (or the environment variable of the same name, see config/settings.py).
+SECURITY.md's table of limits is generated from `LIMITS` (`render_table`), and a test keeps it in sync.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from lore.scopes import ScopeError
+
+
+class LimitExceeded(ScopeError):
+    """Input over a declared limit. A ScopeError, so every path that already refuses a bad filter refuses this
+    too; the API answers it with `code: limit_exceeded` and the limit's status (422, or 413 for a body)."""
+
+    code = "limit_exceeded"
+
+    def __init__(self, limit: Limit, message: str, field: str) -> None:
+        super().__init__(message, field=field)
+        self.limit = limit
+        self.status = limit.status
+
+
+@dataclass(frozen=True)
+class Limit:
+    name: str  # as it appears in the 4xx: "(limit: TAGS_ALL_MAX)"
+    default: int
+    unit: str  # what is counted: "tags", "bytes", "milliseconds"
+    what: str  # "in an 'all' filter": completes "at most N {unit} {what}"
+    field: str = ""  # the field an over-limit answer names, when the limit is about one
+    setting: str = ""  # the Django setting that overrides it ("" = fixed)
+    status: int = 422
+    why: str = ""  # one line for SECURITY.md
+
+    @property
+    def value(self) -> int:
+        if not self.setting:
+            return self.default
+        from django.conf import settings
+
+        configured = getattr(settings, self.setting, None)
+        if configured is None:
+            configured = os.environ.get(self.setting) or self.default
+        return int(configured)
+
+    def describe(self) -> str:
+        return f"at most {self.value:,} {self.unit} {self.what} (limit: {self.name})".replace("  ", " ")
+
+    def error(self, field: str | None = None, *, got: int | None = None) -> LimitExceeded:
+        head = f"{got:,} {self.unit} is too many: " if got is not None else ""
+        return LimitExceeded(self, f"{head}{self.describe()}", field or self.field or self.name.lower())
+
+    def check(self, count: int, field: str | None = None) -> int:
+        """`count` if within the limit, else LimitExceeded naming it."""
+        if count > self.value:
+            raise self.error(field, got=count)
+        return count
+
+
+MB = 1024 * 1024
+
+FILTER_VALUES_MAX = Limit(
+    "FILTER_VALUES_MAX",
+    1000,
+    "values",
+    "in one filter",
+    setting="LORE_FILTER_VALUES_MAX",
+    why="a filter's `IN (…)` list",
+)
+TAGS_ALL_MAX = Limit(
+    "TAGS_ALL_MAX",
+    50,
+    "tags",
+    "in an 'all' filter",
+    field="tags",
+    setting="LORE_TAGS_ALL_MAX",
+    why="a lesson carries a handful of labels; the filter is one aggregate whatever its size",
+)
+TAGS_PER_LESSON_MAX = Limit(
+    "TAGS_PER_LESSON_MAX", 1000, "tags", "on one lesson", field="tags", why="labels written with a lesson"
+)
+VALUE_LENGTH_MAX = Limit("VALUE_LENGTH_MAX", 512, "characters", "in a filter value or label", why="")
+CONTENT_MAX = Limit("CONTENT_MAX", 100_000, "characters", "of lesson content", field="content")
+NAME_MAX = Limit("NAME_MAX", 200, "characters", "in a policy name", field="name")
+SEARCH_TEXT_MAX = Limit("SEARCH_TEXT_MAX", 200, "characters", "in a search", field="q")
+SEARCH_WORDS_MAX = Limit(
+    "SEARCH_WORDS_MAX",
+    10,
+    "words",
+    "in a search",
+    field="q",
+    setting="LORE_SEARCH_WORDS_MAX",
+    why="every word is a prefix match over the whole store",
+)
+SEARCH_SHORT_WORDS_MAX = Limit(
+    "SEARCH_SHORT_WORDS_MAX",
+    2,
+    "one-letter words",
+    "in a search",
+    field="q",
+    setting="LORE_SEARCH_SHORT_WORDS_MAX",
+    why="a one-letter prefix matches most of the store",
+)
+LIST_PAGE_MAX = Limit("LIST_PAGE_MAX", 200, "lessons", "per page", field="limit")
+REQUEST_BODY_MAX = Limit(
+    "REQUEST_BODY_MAX",
+    5 * MB,
+    "bytes",
+    "in a request body",
+    field="body",
+    setting="LORE_REQUEST_BODY_MAX",
+    status=413,
+    why="Django's DATA_UPLOAD_MAX_MEMORY_SIZE; an import has its own",
+)
+IMPORT_BODY_MAX = Limit(
+    "IMPORT_BODY_MAX",
+    100 * MB,
+    "bytes",
+    "in an import",
+    field="body",
+    setting="LORE_IMPORT_BODY_MAX",
+    status=413,
+    why="read as a stream, never held whole",
+)
+IMPORT_LINE_MAX = Limit(
+    "IMPORT_LINE_MAX",
+    2 * MB,
+    "bytes",
+    "in one import line",
+    field="line",
+    why="a longer line is reported and skipped, never buffered",
+)
+IMPORT_BATCH = Limit("IMPORT_BATCH", 500, "lines", "per import batch", why="lines are written as they arrive")
+IMPORT_ERRORS_MAX = Limit(
+    "IMPORT_ERRORS_MAX",
+    100,
+    "failures",
+    "listed in an import report (the total is always counted)",
+    setting="LORE_IMPORT_ERRORS_MAX",
+)
+IMPORT_ANALYZE_MIN = Limit(
+    "IMPORT_ANALYZE_MIN",
+    10_000,
+    "lines",
+    "imported before PostgreSQL's ANALYZE runs",
+    setting="LORE_IMPORT_ANALYZE_MIN",
+    why="fresh statistics after a large import (PostgreSQL only)",
+)
+JSON_DEPTH_MAX = Limit("JSON_DEPTH_MAX", 64, "levels", "of JSON nesting", why="deeper input is refused")
+PREVIEW_KEYS_DEFAULT = Limit(
+    "PREVIEW_KEYS_DEFAULT", 1000, "keys", "in a preview unless keys_limit asks", field="keys_limit"
+)
+PREVIEW_KEYS_MAX = Limit(
+    "PREVIEW_KEYS_MAX",
+    10_000,
+    "keys",
+    "in a preview (count stays exact)",
+    field="keys_limit",
+    setting="LORE_PREVIEW_KEYS_MAX",
+)
+STATEMENT_TIMEOUT_MS = Limit(
+    "STATEMENT_TIMEOUT_MS",
+    10_000,
+    "milliseconds",
+    "per SQL statement of a web request (PostgreSQL); over it: 503",
+    setting="LORE_STATEMENT_TIMEOUT_MS",
+    status=503,
+)
+RUN_STATEMENT_TIMEOUT_MS = Limit(
+    "RUN_STATEMENT_TIMEOUT_MS",
+    60_000,
+    "milliseconds",
+    "per SQL statement of a policy run (PostgreSQL)",
+    setting="LORE_RUN_STATEMENT_TIMEOUT_MS",
+)
+RUN_TIME_LIMIT = Limit(
+    "RUN_TIME_LIMIT",
+    900,
+    "seconds",
+    "for one policy's run task (then it is interrupted and can be completed)",
+    setting="LORE_RUN_TIME_LIMIT",
+)
+RUN_HEARTBEAT_STALE = Limit(
+    "RUN_HEARTBEAT_STALE",
+    60,
+    "seconds",
+    "without a heartbeat before a running run is marked interrupted",
+    setting="LORE_RUN_HEARTBEAT_STALE",
+)
+
+LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
+LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}
+
+
+def render_table() -> str:
+    """The Markdown table SECURITY.md carries (between its `limits:begin`/`limits:end` markers)."""
+    rows = ["| Limit | Default | What | Setting |", "|---|---|---|---|"]
+    for limit in LIMITS:
+        what = f"{limit.unit} {limit.what}" + (f" — {limit.why}" if limit.why else "")
+        setting = f"`{limit.setting}`" if limit.setting else "—"
+        rows.append(f"| `{limit.name}` | {limit.default:,} | {what} | {setting} |")
+    return "\n".join(rows)

@@ -1,0 +1,70 @@
+"""Every limit is declared once (lore/limits.py), SECURITY.md lists them all, and an answer over one names it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from lore.limits import FILTER_VALUES_MAX, LIMITS, TAGS_ALL_MAX, render_table
+from tests.api.conftest import Api, error_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_security_md_lists_every_limit_as_lore_limits_declares_it() -> None:
+    text = (ROOT / "SECURITY.md").read_text()
+    table = re.search(r"<!-- limits:begin -->\n(.*?)\n<!-- limits:end -->", text, re.S)
+    assert table, "SECURITY.md has no limits table between its markers"
+    assert table.group(1) == render_table(), "regenerate it: lore.limits.render_table()"
+    assert {limit.name for limit in LIMITS} <= set(re.findall(r"`([A-Z_]+)`", table.group(1)))
+
+
+def test_every_limit_has_a_distinct_name_and_a_positive_value() -> None:
+    assert len({limit.name for limit in LIMITS}) == len(LIMITS)
+    assert all(limit.default > 0 for limit in LIMITS)
+
+
+def test_a_setting_overrides_a_limit(settings) -> None:  # noqa: ANN001
+    settings.LORE_TAGS_ALL_MAX = 3
+    assert TAGS_ALL_MAX.value == 3
+
+
+@pytest.mark.django_db
+def test_more_tags_than_the_all_filter_allows_is_a_422_naming_tags_all_max(raw_token) -> None:  # noqa: ANN001
+    tags = [f"t{i}" for i in range(TAGS_ALL_MAX.value + 1)]
+    response = Api(Client(), raw_token).post("/memories/list", {"tags": tags, "tags_mode": "all"})
+    assert response.status_code == 422
+    error = error_of(response)
+    assert error["code"] == "limit_exceeded"
+    assert error["field"] == "tags"
+    assert "(limit: TAGS_ALL_MAX)" in error["message"]
+    assert f"at most {TAGS_ALL_MAX.value} tags" in error["message"]
+
+
+@pytest.mark.django_db
+def test_as_many_tags_as_the_all_filter_allows_is_answered(raw_token) -> None:  # noqa: ANN001
+    tags = [f"t{i}" for i in range(TAGS_ALL_MAX.value)]
+    response = Api(Client(), raw_token).post("/memories/list", {"tags": tags, "tags_mode": "all"})
+    assert response.status_code == 200, response.content
+
+
+@pytest.mark.django_db
+def test_more_values_than_a_filter_allows_is_a_422_naming_filter_values_max(raw_token) -> None:  # noqa: ANN001
+    hosts = [f"h{i}" for i in range(FILTER_VALUES_MAX.value + 1)]
+    response = Api(Client(), raw_token).post("/memories/list", {"host": hosts})
+    assert response.status_code == 422
+    assert "FILTER_VALUES_MAX" in error_of(response)["message"]
+
+
+@pytest.mark.django_db
+def test_a_saved_policy_obeys_the_same_caps(raw_token) -> None:  # noqa: ANN001
+    tags = [f"t{i}" for i in range(TAGS_ALL_MAX.value + 1)]
+    response = Api(Client(), raw_token).post(
+        "/policies", {"name": "too many", "scope": "global", "mode": "auto", "tags": tags, "tags_mode": "all"}
+    )
+    assert response.status_code == 422
+    assert error_of(response)["code"] == "limit_exceeded"
+    assert "TAGS_ALL_MAX" in error_of(response)["message"]
