@@ -136,12 +136,17 @@ def test_the_matrix_totals_exactly_what_the_list_shows_its_axes_own_filters_incl
     response = logged_in.get("/explorer/?host=aw&kind=bus&retention=min_age_days:90")
     html = response.content.decode()
     table = html[html.index("data-matrix") :]
-    assert not re.search(r"<th scope=\"row\"[^>]*>claude-code", table)  # the host filter holds on its own axis
+    assert not re.search(
+        r"<th scope=\"row\"[^>]*>claude-code", table
+    )  # the host filter holds on its own axis
     cells = [int(n) for n in re.findall(r'data-count="(\d+)"', table)]
     shown = card(response, "lessons")
     assert sum(cells) == shown == int(re.search(r'data-matrix-total="(\d+)"', table).group(1))
     # the filtered values are marked in the headers
-    assert re.findall(r'<th scope="(?:row|col)" class="is-filtered" data-filtered>([^<]+)<', table) == ["bus", "aw"]
+    assert re.findall(r'<th scope="(?:row|col)" class="is-filtered" data-filtered>([^<]+)<', table) == [
+        "bus",
+        "aw",
+    ]
 
 
 def test_clicking_a_matrix_cell_adds_both_values_as_pills(logged_in: Client, store) -> None:  # noqa: ANN001
@@ -252,7 +257,9 @@ def test_the_list_columns_are_the_counters_and_last_agent_open(logged_in: Client
         "Last agent open",
     ]
     used = re.search(r'data-key="used-0".*?</tr>', html, re.S).group(0)
-    assert re.search(r'data-col="delivered"[^>]*>300<', used) and re.search(r'data-col="chosen"[^>]*>50<', used)
+    assert re.search(r'data-col="delivered"[^>]*>300<', used) and re.search(
+        r'data-col="chosen"[^>]*>50<', used
+    )
 
 
 def test_the_read_card_leaves_out_dashboard_reads_and_stays_scope_level(
