@@ -19,6 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 SWEEP_TASK = "policies.tasks.nightly_sweep"
+PURGE_TASK = "lore.tasks.nightly_purge"
 CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
 app = Celery("lore")
@@ -41,7 +42,11 @@ def sweep_schedule(spec: str) -> crontab:
 
 
 def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
-    return {"nightly-retention-sweep": {"task": SWEEP_TASK, "schedule": sweep_schedule(spec)}}
+    """The nightly sweep: retention policies, then (same tick, its own task) the purge of long-archived lessons."""
+    return {
+        "nightly-retention-sweep": {"task": SWEEP_TASK, "schedule": sweep_schedule(spec)},
+        "nightly-purge": {"task": PURGE_TASK, "schedule": sweep_schedule(spec)},
+    }
 
 
 def _beat_defaults() -> dict[str, Any]:
@@ -74,6 +79,32 @@ def previous_fire(schedule: crontab, now: datetime) -> datetime | None:
                 return at.replace(minute=max(minutes))
         at = at.replace(minute=59) - timedelta(hours=1)
     return None
+
+
+def next_fire(schedule: crontab, after: datetime) -> datetime | None:
+    """The first minute at or after `after` (UTC) at which `schedule` fires; None if none within a year."""
+    at = after.astimezone(UTC)
+    if at.second or at.microsecond:
+        at = at.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    for _ in range(24 * 366 + 1):
+        if (
+            at.month in schedule.month_of_year
+            and at.day in schedule.day_of_month
+            and at.isoweekday() % 7 in schedule.day_of_week
+            and at.hour in schedule.hour
+        ):
+            minutes = [m for m in schedule.minute if m >= at.minute]
+            if minutes:
+                return at.replace(minute=min(minutes))
+        at = at.replace(minute=0) + timedelta(hours=1)
+    return None
+
+
+def next_sweep(after: datetime) -> datetime:
+    """When the nightly sweep next runs at or after `after` (the day itself if the crontab never fires)."""
+    from django.conf import settings
+
+    return next_fire(sweep_schedule(settings.LORE_SWEEP_CRONTAB), after) or after
 
 
 def sweep_slot_start(now: datetime) -> datetime | None:

@@ -1,11 +1,16 @@
 """Settings, read from the environment through django-environ (see README: Configuration)."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
+# A checkout keeps the site-wide templates/ and static/ beside the code (and its data under var/); an installed
+# wheel carries them inside this package (setup.py) and keeps its data under the working directory.
+IS_CHECKOUT = (BASE_DIR / "manage.py").is_file()
+SITE_DIR = BASE_DIR if IS_CHECKOUT else Path(__file__).resolve().parent
+VAR_DIR = BASE_DIR / "var" if IS_CHECKOUT else Path.cwd() / "var"
 
 env = environ.Env(
     DEBUG=(bool, False),
@@ -28,6 +33,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",  # throttles failed sign-ins per username and per address
     "template_partials",
     "ninja",  # serves Swagger UI for /api/v1/docs from its own static files, never a CDN
     "lore",
@@ -45,13 +51,18 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: answers a locked-out sign-in
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out username or address before any check
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -77,8 +88,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sessions expire: two weeks after sign-in by default, or when the browser closes if asked.
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env.bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", default=False)
+# Failed sign-ins (django-axes): after AXES_FAILURE_LIMIT failures a username, and separately an address, is locked
+# out for AXES_COOLOFF_MINUTES; a successful sign-in clears that username's count.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
+# The address throttled is REMOTE_ADDR (gunicorn's peer): a forwarded header is never trusted.
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/explorer/"
 LOGOUT_REDIRECT_URL = "login"
@@ -89,8 +115,8 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [SITE_DIR / "static"]
+STATIC_ROOT = env("STATIC_ROOT", default=str((BASE_DIR if IS_CHECKOUT else Path.cwd()) / "staticfiles"))
 
 # Security headers (production values come from the environment; see `manage.py check --deploy`).
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -98,6 +124,10 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT")
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container healthcheck asks over plain HTTP from inside
+# Behind a proxy that terminates TLS: the header it sets, e.g. SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https
+_proxy_ssl_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_ssl_header) if len(_proxy_ssl_header) == 2 else None
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=False)
 CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
@@ -127,6 +157,16 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 LORE_SWEEP_CRONTAB = env("LORE_SWEEP_CRONTAB")
 LORE_ARCHIVE_BATCH_SIZE = env.int("LORE_ARCHIVE_BATCH_SIZE", default=2000)
+
+# Mail (invitations): sent only when EMAIL_HOST is set; otherwise the one-time link is shown to the admin only.
+EMAIL_HOST = env("EMAIL_HOST", default="")
+EMAIL_PORT = env.int("EMAIL_PORT", default=587)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=True)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="lore@localhost")
+# The address people reach the dashboard at, for links printed by commands and sent in mail (no request to ask).
+LORE_BASE_URL = env("LORE_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
 LOGGING = {
     "version": 1,

@@ -194,6 +194,15 @@ RUN_HEARTBEAT_STALE = Limit(
     setting="LORE_RUN_HEARTBEAT_STALE",
 )
 
+PURGE_BATCH = Limit(
+    "PURGE_BATCH",
+    1000,
+    "lessons",
+    "purged per transaction by the nightly purge",
+    setting="LORE_PURGE_BATCH",
+    why="a failed batch rolls back whole and is taken again by the next sweep",
+)
+
 LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
 LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}
 

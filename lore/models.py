@@ -19,6 +19,8 @@ class Account(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Archived lessons are hard-deleted (leaving a Tombstone) this many days after they were archived; 0 = never.
+    purge_after_days = models.PositiveIntegerField(default=180)
 
     def __str__(self) -> str:
         return self.name
@@ -270,3 +272,56 @@ class LessonEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.lesson_id}"
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+class PurgeRun(models.Model):
+    """One purge of an account's long-archived lessons (the nightly sweep, or by hand)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    cutoff = models.DateTimeField(help_text="lessons archived before this were purged")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    purged = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"purge {self.pk} of account {self.account_id}"
+
+
+class Tombstone(models.Model):
+    """What stays of a purged lesson: its address, a hash of its content and when it was archived and purged.
+    A key can be written, archived and purged again: one tombstone each time."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    lesson_id = models.BigIntegerField(help_text="the id the lesson had: its old dashboard links find this")
+    scope = models.CharField(max_length=600)
+    key = models.CharField(max_length=512)
+    content_hash = models.CharField(max_length=64)
+    archived_at = models.DateTimeField()
+    archived_by_run_id = models.BigIntegerField(null=True, blank=True)
+    purged_at = models.DateTimeField()
+    purge_run = models.ForeignKey(PurgeRun, null=True, on_delete=models.SET_NULL, related_name="tombstones")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "scope", "key", "-purged_at"], name="tombstone_address"),
+            models.Index(fields=["account", "lesson_id"], name="tombstone_lesson"),
+            models.Index(fields=["account", "-purged_at"], name="tombstone_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope}::{self.key} purged {self.purged_at:%Y-%m-%d}"
+
+    @property
+    def address(self) -> str:
+        return f"{self.scope}::{self.key}"

@@ -19,7 +19,7 @@ from lore.inputs import (
     parse_flag,
     parse_timestamp,
 )
-from lore.models import Account, Lesson, LessonEvent
+from lore.models import Account, Lesson, LessonEvent, Tombstone
 from lore.services import events_for, tags_sync
 
 EXPORT_FIELDS = (
@@ -64,23 +64,51 @@ def lesson_as_dict(lesson: Lesson) -> dict[str, object]:
 
 
 def lesson_as_line(lesson: Lesson) -> str:
-    text = json.dumps(lesson_as_dict(lesson), ensure_ascii=False, separators=(",", ":"))
+    return _as_line(lesson_as_dict(lesson))
+
+
+def _as_line(row: dict[str, object]) -> str:
+    text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
     for char, escaped in _LINE_BREAKS.items():
         if char in text:
             text = text.replace(char, escaped)
     return text + "\n"
 
 
-def export_lines(account: Account, *, chunk: int = 2000) -> Iterator[str]:
-    """One JSON line per lesson (archived ones included), in id order, streamed in keyset chunks."""
+def tombstone_as_line(tombstone: Tombstone) -> str:
+    """A purged lesson's line: `"tombstone": true` and what stays of it (an import skips these lines)."""
+    return _as_line(
+        {
+            "tombstone": True,
+            "scope": tombstone.scope,
+            "key": tombstone.key,
+            "content_hash": tombstone.content_hash,
+            "archived_at": _iso(tombstone.archived_at),
+            "purged_at": _iso(tombstone.purged_at),
+            "purge_run": tombstone.purge_run_id,
+        }
+    )
+
+
+def export_lines(account: Account, *, chunk: int = 2000, tombstones: bool = False) -> Iterator[str]:
+    """One JSON line per lesson (archived ones included), in id order, streamed in keyset chunks; then, with
+    `tombstones`, one line per purged lesson."""
     last_pk = 0
     while True:
         rows = list(Lesson.objects.filter(account=account, pk__gt=last_pk).order_by("pk")[:chunk])
         if not rows:
-            return
+            break
         for lesson in rows:
             yield lesson_as_line(lesson)
         last_pk = rows[-1].pk
+    last_pk = 0
+    while tombstones:
+        tombs = list(Tombstone.objects.filter(account=account, pk__gt=last_pk).order_by("pk")[:chunk])
+        if not tombs:
+            return
+        for tombstone in tombs:
+            yield tombstone_as_line(tombstone)
+        last_pk = tombs[-1].pk
 
 
 @dataclass
@@ -146,6 +174,16 @@ def _lesson_from_line(account: Account, text: str) -> Lesson:
     return lesson
 
 
+def _is_tombstone(text: str) -> bool:
+    """An exported tombstone line: a record of a purge, nothing to import."""
+    if not text.startswith('{"tombstone":true'):
+        return False
+    try:
+        return json.loads(text).get("tombstone") is True
+    except ValueError:
+        return False
+
+
 def import_lines(
     account: Account, lines: Iterable[str | bytes], *, actor: str = "", progress: object = None
 ) -> ImportReport:
@@ -155,7 +193,7 @@ def import_lines(
     batch: list[tuple[int, Lesson]] = []
     for number, raw in enumerate(lines, start=1):
         text = raw.strip() if isinstance(raw, str) else raw.decode("utf-8", "replace").strip()
-        if not text:
+        if not text or _is_tombstone(text):
             continue
         try:
             batch.append((number, _lesson_from_line(account, text)))

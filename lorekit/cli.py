@@ -232,7 +232,7 @@ def cmd_export(client: LoreClient, args: argparse.Namespace) -> int:
     progress = Progress("exported")
     target: IO[bytes] = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
     try:
-        for line in client.memory_export():
+        for line in client.memory_export(tombstones=args.tombstones):
             target.write(line)
             progress.tick()
     finally:
@@ -421,6 +421,9 @@ def add_listing_commands(commands: Commands) -> None:
 def add_transfer_commands(commands: Commands) -> None:
     export = commands.add("export", cmd_export, "Export every lesson as NDJSON (stdout or --output).")
     export.add_argument("--output", "-o", help="file to write (default: stdout)")
+    export.add_argument(
+        "--tombstones", action="store_true", help="also one line per purged lesson (an import skips them)"
+    )
     imp = commands.add(
         "import", cmd_import, "Import NDJSON (upsert on scope+key, keeps counters and timestamps)."
     )

@@ -48,7 +48,7 @@ class LoreError(Exception):
 
     @property
     def exit_code(self) -> int:
-        if self.status == 404:
+        if self.status in (404, 410):  # 410: purged, only a tombstone remains
             return EXIT_NOT_FOUND
         if self.status == 401:
             return EXIT_AUTH
@@ -189,10 +189,11 @@ class LoreClient:
     def memory_restore(self, target: Target) -> dict[str, Any]:
         return self.call("POST", "/memories/restore", body=target_body(target))  # type: ignore[no-any-return]
 
-    def memory_export(self) -> Iterator[bytes]:
-        """The NDJSON export, line by line as it streams in."""
+    def memory_export(self, *, tombstones: bool = False) -> Iterator[bytes]:
+        """The NDJSON export, line by line as it streams in (with the purged lessons' tombstones if asked)."""
+        params = {"tombstones": "true"} if tombstones else None
         try:
-            with self.http.stream("GET", "/memories/export") as response:
+            with self.http.stream("GET", "/memories/export", params=params) as response:
                 if response.status_code >= 400:
                     response.read()
                     raise _error_from(response)

@@ -30,6 +30,7 @@ CODES = {
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
+    410: "gone",
     422: "invalid",
 }
 

@@ -31,6 +31,7 @@ from lore.api.schemas import (
 from lore.conditions import Rule, parse_retention, rule_from_data
 from lore.inputs import LessonInput
 from lore.models import Account, Lesson
+from lore.purge import purged_message, tombstone_latest
 from lore.scopes import parse_address, parse_scope, validate_key
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
@@ -99,6 +100,9 @@ def lesson_at(account: Account, body: AddressIn) -> Lesson:
         raise ApiError(422, "name the lesson: address (SCOPE::KEY) or scope and key", field="address")
     lesson = Lesson.objects.filter(account=account, scope=scope, key=key).first()
     if lesson is None:
+        tombstone = tombstone_latest(account, scope, key)
+        if tombstone is not None:
+            raise ApiError(410, purged_message(tombstone), field="address", code="purged")
         raise ApiError(404, f"no lesson at {scope}::{key}")
     return lesson
 
@@ -160,9 +164,12 @@ def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
     )
 
 
-@router.post("/restore", response={200: LessonOut, **error_responses(400, 404)}, summary="Restore a lesson")
+@router.post(
+    "/restore", response={200: LessonOut, **error_responses(400, 404, 410)}, summary="Restore a lesson"
+)
 def memory_restore(request: HttpRequest, payload: AddressIn) -> Lesson:
-    """Bring an archived lesson back (a no-op for an active one)."""
+    """Bring an archived lesson back (a no-op for an active one). A purged lesson answers 410 `purged`, saying
+    when: only its tombstone remains."""
     account = account_of(request)
     return lesson_restore(account=account, lesson=lesson_at(account, payload), actor=actor_of(request))
 
@@ -180,9 +187,12 @@ def memory_restore(request: HttpRequest, payload: AddressIn) -> Lesson:
         }
     },
 )
-def memory_export(request: HttpRequest) -> StreamingHttpResponse:
-    """Streamed: one line per lesson (archived ones too), in id order. Reads nothing into counters."""
-    response = StreamingHttpResponse(export_lines(account_of(request)), content_type=NDJSON)
+def memory_export(request: HttpRequest, tombstones: bool = False) -> StreamingHttpResponse:
+    """Streamed: one line per lesson (archived ones too), in id order. Reads nothing into counters. With
+    `tombstones=true`, then one `{"tombstone": true, scope, key, content_hash, archived_at, purged_at,
+    purge_run}` line per purged lesson (an import skips those lines)."""
+    lines = export_lines(account_of(request), tombstones=tombstones)
+    response = StreamingHttpResponse(lines, content_type=NDJSON)
     response["Content-Disposition"] = 'attachment; filename="lessons.ndjson"'
     return response
 
