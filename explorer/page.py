@@ -129,7 +129,7 @@ def signal_values(lesson: Lesson, signals: tuple[Signal, ...] = SIGNALS) -> list
 class RowView:
     lesson: Lesson
     dims: list[tuple[str, str]]
-    cells: list[tuple[str, str, str, str]]  # per LIST_SIGNALS: css class, key, title, text — ready to print
+    cells: list[tuple[str, str, str, str, str]]  # per LIST_SIGNALS: css class, key, title, text, label
 
     @property
     def excerpt(self) -> str:
@@ -160,8 +160,8 @@ def _css(signal: Signal) -> str:
 LIST_COLUMNS = [(_css(signal), signal) for signal in LIST_SIGNALS]
 
 
-def _cell(signal: Signal, value: object) -> tuple[str, str, str, str]:
-    return _css(signal), signal.key, signal_title(signal, value), signal_text(signal, value)
+def _cell(signal: Signal, value: object) -> tuple[str, str, str, str, str]:
+    return _css(signal), signal.key, signal_title(signal, value), signal_text(signal, value), signal.label
 
 
 def sheet_dimensions(lesson: Lesson) -> list[tuple[str, list[str]]]:

@@ -17,7 +17,7 @@ from explorer.filter_control import rule_with_dimension
 from explorer.filter_control import value_counts as _value_counts
 from explorer.state import ExplorerState
 from lore.candidates import rule_predicate
-from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule, dimensions_q
+from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule
 from lore.models import Account, Lesson, LessonTag, ReadEvent
 from lore.scopes import scope_q
 from lore.selectors import lessons_filtered, text_search_q
@@ -153,10 +153,19 @@ class Matrix:
     rows: list[tuple[str, list[MatrixCell], int]]  # value, cells, row total
     more_rows: int
     more_cols: int
+    col_totals: list[int]  # per shown column
+    total: int  # every pair counted, the values beyond the shown ones included
+    filtered_rows: frozenset[str] = frozenset()  # values the axes' own filters pick, marked in the headers
+    filtered_cols: frozenset[str] = frozenset()
 
     @property
     def is_empty(self) -> bool:
         return not self.rows
+
+    @property
+    def per_label(self) -> bool:
+        """A Label axis counts a lesson once per label it carries, so the total can exceed the lessons listed."""
+        return self.rows_dim.is_tags or self.cols_dim.is_tags
 
 
 def _pairs(base: QuerySet[Lesson], rows_dim: Dimension, cols_dim: Dimension) -> list[tuple[str, str, int]]:
@@ -181,14 +190,13 @@ def _top(totals: dict[str, int], limit: int) -> list[str]:
 
 
 def _axes(state: ExplorerState) -> tuple[Dimension, Dimension, Rule]:
-    """The matrix's two dimensions and the rule with both axes' own filters left out."""
-    rows_dim, cols_dim = DIMENSIONS_BY_NAME[state.matrix_rows], DIMENSIONS_BY_NAME[state.matrix_cols]
-    rule = rule_with_dimension(rule_with_dimension(state.rule, rows_dim.name, None), cols_dim.name, None)
-    return rows_dim, cols_dim, rule
+    """The matrix's two dimensions and the rule it counts with: the state's whole rule, the axes' own filters
+    included, so the matrix totals exactly what the list shows (DESIGN.md §8)."""
+    return DIMENSIONS_BY_NAME[state.matrix_rows], DIMENSIONS_BY_NAME[state.matrix_cols], state.rule
 
 
 def matrix(account: Account, state: ExplorerState, *, now: datetime) -> Matrix:
-    """The pivot of two dimensions; each cell counts lessons with both values, every other filter applied."""
+    """The pivot of two dimensions; each cell counts the listed lessons with both values."""
     rows_dim, cols_dim, rule = _axes(state)
     pairs = _pairs(lessons_shown(account, state, now=now, rule=rule), rows_dim, cols_dim)
     return _matrix_of(state, rule, rows_dim, cols_dim, pairs)
@@ -227,7 +235,19 @@ def _matrix_of(
         rows=[(row, [cell(row, col) for col in cols], row_totals[row]) for row in rows],
         more_rows=max(0, len(row_totals) - len(rows)),
         more_cols=max(0, len(col_totals) - len(cols)),
+        col_totals=[col_totals[col] for col in cols],
+        total=sum(row_totals.values()),
+        filtered_rows=_picked(rule, rows_dim),
+        filtered_cols=_picked(rule, cols_dim),
     )
+
+
+def _picked(rule: Rule, dim: Dimension) -> frozenset[str]:
+    """The values an axis's own filter keeps in view (none for an exclusion: its values are not in the matrix)."""
+    picked = rule.dimensions.get(dim.name)
+    if picked is None or picked.mode in ("nin", "none"):
+        return frozenset()
+    return frozenset(picked.values)
 
 
 def _flag(q: Q) -> Case | Value:
@@ -236,15 +256,14 @@ def _flag(q: Q) -> Case | Value:
     return Case(When(q, then=Value(True)), default=Value(False), output_field=BooleanField())
 
 
-# Stat cards and matrix in one scan: the inner query flags each lesson (shown in the list? carrying the axes'
-# own filters? archived?); the outer one is a single hash aggregate by the two axes and the scope, small enough
-# to fold in Python into the cells and the card totals (Scopes active counts the scopes with a shown lesson).
+# Stat cards and matrix in one scan: the inner query flags each lesson (shown in the list? archived?); the outer
+# one is a single hash aggregate by the two axes and the scope, small enough to fold in Python into the cells and
+# the card totals (Scopes active counts the scopes with a shown lesson). A cell counts exactly the shown lessons.
 _CARDS_AND_MATRIX = """
 SELECT r, c, scope,
        COUNT(*) FILTER (WHERE x_shown) AS cell,
-       COUNT(*) FILTER (WHERE x_shown AND x_axes) AS lessons,
-       COUNT(*) FILTER (WHERE NOT x_archived AND protected AND x_axes) AS protected,
-       COUNT(*) FILTER (WHERE x_archived AND x_axes) AS archived
+       COUNT(*) FILTER (WHERE NOT x_archived AND protected) AS protected,
+       COUNT(*) FILTER (WHERE x_archived) AS archived
 FROM ({inner}) AS flagged
 GROUP BY r, c, scope
 """
@@ -256,17 +275,10 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     rows_dim, cols_dim, rule = _axes(state)
     if rows_dim.is_tags or cols_dim.is_tags:
         return stat_cards(account, state, now=now), matrix(account, state, now=now)
-    axes = {n: f for n, f in state.rule.dimensions.items() if n in (rows_dim.name, cols_dim.name)}
     flagged = [
-        part.annotate(
-            x_shown=_flag(_shown_q(state)),
-            x_axes=_flag(dimensions_q(axes)),
-            x_archived=_flag(Q(archived_at__isnull=False)),
-        )
+        part.annotate(x_shown=_flag(_shown_q(state)), x_archived=_flag(Q(archived_at__isnull=False)))
         .order_by()
-        .values(
-            "scope", "protected", "x_shown", "x_axes", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field)
-        )
+        .values("scope", "protected", "x_shown", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field))
         for part in _population_parts(account, state, rule, now)
     ]
     inner = flagged[0].union(*flagged[1:], all=True) if len(flagged) > 1 else flagged[0]
@@ -277,10 +289,9 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     cells: dict[tuple[str, str], int] = {}
     lessons = protected = archived = 0
     scopes: set[str] = set()
-    for row, col, scope, cell, shown, pinned, gone in grouped:
-        if cell:
-            cells[(str(row), str(col))] = cells.get((str(row), str(col)), 0) + int(cell)
+    for row, col, scope, shown, pinned, gone in grouped:
         if shown:
+            cells[(str(row), str(col))] = cells.get((str(row), str(col)), 0) + int(shown)
             lessons += int(shown)
             scopes.add(scope)
         protected += int(pinned)

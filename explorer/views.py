@@ -31,6 +31,7 @@ from explorer.page import (
 )
 from explorer.state import ExplorerState
 from lore.accounts import account_required
+from lore.activity import person
 from lore.models import Lesson, LessonEvent
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
@@ -193,7 +194,7 @@ def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
 def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResponse:
     """Pin, unpin, archive or restore one lesson from its sheet; the sheet comes back without a new delivery."""
     lesson = _lesson(request, lesson_id)
-    actor = f"dashboard:{request.user.get_username()}"
+    actor = person(request.user)
     if action in ("pin", "unpin"):
         lesson = lesson_protect(account=lesson.account, lesson=lesson, protected=action == "pin", actor=actor)
     elif action == "archive":
@@ -229,9 +230,7 @@ def restore_many(request: HttpRequest) -> HttpResponse:
     """Restore the archived lessons ticked in the archived view, then show that view again."""
     account = account_required(request.user)
     ids = form_ids(request.POST.getlist("ids"))[:5000]
-    restored = lessons_restore(
-        account=account, lesson_ids=ids, actor=f"dashboard:{request.user.get_username()}"
-    )
+    restored = lessons_restore(account=account, lesson_ids=ids, actor=person(request.user))
     state = ExplorerState.from_query(QueryDict(request.POST.get("state", ""), mutable=False))
     if not _is_partial(request):
         return HttpResponseRedirect(state.url())

@@ -239,6 +239,7 @@ class LessonEvent(models.Model):
         PROTECTED = "protected"
         UNPROTECTED = "unprotected"
         IMPORTED = "imported"
+        WRITTEN = "written"
 
     # account and run carry no database constraint: an archive batch writes one event per lesson, and PostgreSQL
     # checked both keys row by row at commit — a quarter of a run's time (bench/RESULTS.md) — for values the same
@@ -325,3 +326,55 @@ class Tombstone(models.Model):
     @property
     def address(self) -> str:
         return f"{self.scope}::{self.key}"
+
+
+class Activity(models.Model):
+    """Who did what in an account: one row per change a person, a token, a command or the nightly sweep made
+    (Settings → Activity, a policy's history). A run's thousands of archived lessons are one row, the run; each
+    lesson keeps its own LessonEvent. Written only by `lore.activity.activity_record`."""
+
+    class Action(models.TextChoices):
+        LESSON_WRITTEN = "lesson.written", "wrote a lesson"
+        LESSON_ARCHIVED = "lesson.archived", "archived"
+        LESSON_RESTORED = "lesson.restored", "restored"
+        LESSON_PINNED = "lesson.pinned", "pinned"
+        LESSON_UNPINNED = "lesson.unpinned", "unpinned"
+        LESSONS_IMPORTED = "lessons.imported", "imported lessons"
+        POLICY_CREATED = "policy.created", "created a policy"
+        POLICY_EDITED = "policy.edited", "edited a policy"
+        POLICY_ENABLED = "policy.enabled", "enabled a policy"
+        POLICY_DISABLED = "policy.disabled", "disabled a policy"
+        POLICY_DELETED = "policy.deleted", "deleted a policy"
+        RUN_STARTED = "run.started", "ran a policy"
+        RUN_UNDONE = "run.undone", "undid a run"
+        MEMBER_INVITED = "member.invited", "invited a member"
+        MEMBER_ADDED = "member.added", "added a member"
+        MEMBER_ROLE = "member.role", "changed a role"
+        MEMBER_REMOVED = "member.removed", "removed a member"
+        TOKEN_CREATED = "token.created", "created a token"
+        TOKEN_REVOKED = "token.revoked", "revoked a token"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    action = models.CharField(max_length=24, choices=Action.choices)
+    actor = models.CharField(max_length=200)
+    subject = models.CharField(max_length=600, blank=True, default="")  # what it was done to, in words
+    # What the row is about, when it is a lesson, a policy or a run: plain ids, so history outlives the object.
+    lesson_id = models.BigIntegerField(null=True, blank=True)
+    policy_id = models.BigIntegerField(null=True, blank=True)
+    run_id = models.BigIntegerField(null=True, blank=True)
+    detail = models.CharField(max_length=500, blank=True, default="")
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "-at", "-id"], name="activity_recent"),
+            models.Index(fields=["account", "actor", "-at", "-id"], name="activity_by_actor"),
+            models.Index(
+                fields=["account", "policy_id", "-at"],
+                name="activity_of_policy",
+                condition=models.Q(policy_id__isnull=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.action} {self.subject}"

@@ -17,8 +17,9 @@ from django.db.models.expressions import RawSQL
 from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
+from lore.activity import activity_record
 from lore.inputs import LessonInput
-from lore.models import Account, Lesson, LessonEvent, LessonTag, ReadEvent
+from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, ReadEvent
 
 Action = LessonEvent.Action
 
@@ -89,6 +90,19 @@ def _event(lesson: Lesson, action: str, *, actor: str = "", detail: str = "", no
     )
 
 
+def _written(lesson: Lesson, *, actor: str, detail: str, now: datetime) -> None:
+    _event(lesson, Action.WRITTEN, actor=actor, detail=detail, now=now)
+    activity_record(
+        account=lesson.account_id,
+        action=Activity.Action.LESSON_WRITTEN,
+        actor=actor,
+        subject=lesson.address,
+        lesson_id=lesson.pk,
+        detail=detail,
+        at=now,
+    )
+
+
 @transaction.atomic
 def lesson_write(
     *,
@@ -124,6 +138,7 @@ def lesson_write(
             existing = Lesson.objects.select_for_update().get(account=account, scope=data.scope, key=data.key)
         else:
             tags_sync(account, {lesson.pk: data.tags})
+            _written(lesson, actor=actor, detail="created", now=now)
             return lesson, True
     was_archived = existing.archived_at is not None
     Lesson.objects.filter(pk=existing.pk).update(
@@ -138,6 +153,7 @@ def lesson_write(
         _event(existing, Action.RESTORED, actor=actor, detail="rewritten while archived", now=now)
     if list(existing.tags) != list(data.tags):  # a recurrence usually repeats its tags: leave their rows be
         tags_sync(account, {existing.pk: data.tags})
+    _written(existing, actor=actor, detail="rewritten", now=now)
     existing.refresh_from_db()
     return existing, False
 
@@ -185,6 +201,14 @@ def lesson_protect(*, account: Account, lesson: Lesson, protected: bool = True, 
     )
     if changed:
         _event(lesson, Action.PROTECTED if protected else Action.UNPROTECTED, actor=actor, now=now)
+        activity_record(
+            account=account,
+            action=Activity.Action.LESSON_PINNED if protected else Activity.Action.LESSON_UNPINNED,
+            actor=actor,
+            subject=lesson.address,
+            lesson_id=lesson.pk,
+            at=now,
+        )
     lesson.refresh_from_db()
     return lesson
 
@@ -226,7 +250,31 @@ def lessons_archive(
                 detail=reason[:500],
                 now=now,
             )
+            if run_id is None:  # a run is one row of activity, recorded when it starts
+                _lessons_activity(
+                    account,
+                    Activity.Action.LESSON_ARCHIVED,
+                    count=len(archived),
+                    first_id=archived[0],
+                    actor=actor,
+                    now=now,
+                )
     return archived
+
+
+def _lessons_activity(
+    account: Account, action: str, *, count: int, first_id: int, actor: str, now: datetime
+) -> None:
+    """One activity row for a change by hand to one or many lessons (named when it is one)."""
+    one = Lesson.objects.filter(pk=first_id).first() if count == 1 else None
+    activity_record(
+        account=account,
+        action=action,
+        actor=actor,
+        subject=one.address if one else f"{count:,} lessons",
+        lesson_id=one.pk if one else None,
+        at=now,
+    )
 
 
 def lessons_archive_next(
@@ -300,12 +348,23 @@ def lessons_restore(
     if run_id is not None:
         qs = qs.filter(archived_by_run_id=run_id)
     total = 0
+    first: list[int] = []
     while True:
         with transaction.atomic():
             # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
             batch = list(qs.select_for_update().order_by("pk").values_list("pk", flat=True)[:2000])
             if not batch:
+                if total and run_id is None:  # an undo is one row of activity (grooming.run_undo)
+                    _lessons_activity(
+                        account,
+                        Activity.Action.LESSON_RESTORED,
+                        count=total,
+                        first_id=first[0],
+                        actor=actor,
+                        now=now,
+                    )
                 return total
+            first = first or batch[:1]
             Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(
                 archived_at=None, archived_by_run=None, archive_reason=""
             )

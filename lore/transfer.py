@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from lore.activity import activity_record
 from lore.inputs import (
     UNSTORABLE,
     FieldError,
@@ -21,7 +22,7 @@ from lore.inputs import (
 )
 from lore.limits import IMPORT_ANALYZE_MIN, IMPORT_ERRORS_MAX, IMPORT_LINE_MAX
 from lore.limits import IMPORT_BATCH as LIMIT_IMPORT_BATCH
-from lore.models import Account, Lesson, LessonEvent, LessonTag, Tombstone
+from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, Tombstone
 from lore.services import events_for, tags_sync
 
 EXPORT_FIELDS = (
@@ -301,6 +302,14 @@ def import_numbered(
         _import_batch_or_lines(account, batch, report, actor)
     if report.created + report.updated >= IMPORT_ANALYZE_MIN.value:
         analyze_lessons()
+    if report.created or report.updated:
+        activity_record(
+            account=account,
+            action=Activity.Action.LESSONS_IMPORTED,
+            actor=actor,
+            subject=f"{report.created + report.updated:,} lessons",
+            detail=f"{report.created:,} new, {report.updated:,} updated, {report.failed_total:,} lines refused",
+        )
     return report
 
 

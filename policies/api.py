@@ -160,6 +160,7 @@ def policies_create(request: HttpRequest, payload: PolicyIn) -> Status[dict[str,
         mode=mode,
         enabled=enabled,
         created_by=token.created_by,
+        actor=actor_of(request),
     )
     return Status(201, policy_as_dict(policy))
 
@@ -180,11 +181,11 @@ def policies_update(
     """Only the fields present change; a field set to null is cleared (a condition or a filter)."""
     policy = policy_for(account_of(request), policy_id)
     changes = payload.dict(exclude_unset=True)  # type: ignore[attr-defined]
-    return policy_as_dict(policy_update(policy=policy, changes=changes))
+    return policy_as_dict(policy_update(policy=policy, changes=changes, actor=actor_of(request)))
 
 
 @router.delete("/{policy_id}", response={204: None, **error_responses(404)}, summary="Delete a policy")
 def policies_delete(request: HttpRequest, policy_id: int = PolicyId) -> Status[None]:
     """Deletes the rule only: lessons it matched or archived are not touched."""
-    policy_delete(policy=policy_for(account_of(request), policy_id))
+    policy_delete(policy=policy_for(account_of(request), policy_id), actor=actor_of(request))
     return Status(204, None)

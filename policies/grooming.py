@@ -22,9 +22,10 @@ from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.candidates import archive_guard, candidates, touched_since_count
 from lore.conditions import DimFilter, Rule, RuleError, canonical_conditions
-from lore.models import Account, Lesson
+from lore.models import Account, Activity, Lesson
 from lore.services import lessons_archive_next, lessons_restore
 from policies.models import PolicyRun, RetentionPolicy
 
@@ -237,7 +238,8 @@ def run_start(
             rule = policy.rule
         assert rule is not None
         rule_validate_for_policy(rule)
-        return PolicyRun.objects.create(
+        actor = actor or (NIGHTLY_SWEEP if trigger == PolicyRun.Trigger.NIGHTLY else trigger)
+        run = PolicyRun.objects.create(
             account=account,
             policy=policy,
             policy_name=policy.name if policy else "",
@@ -246,6 +248,16 @@ def run_start(
             created_by=actor,
             as_of=as_of,
         )
+        activity_record(
+            account=account,
+            action=Activity.Action.RUN_STARTED,
+            actor=actor,
+            subject=run.policy_name or "an ad-hoc rule",
+            policy_id=policy.pk if policy else None,
+            run_id=run.pk,
+            detail=f"run {run.pk} ({trigger})",
+        )
+        return run
 
 
 def nightly_runs_start(*, since: datetime | None) -> list[PolicyRun]:
@@ -381,4 +393,13 @@ def run_undo(run: PolicyRun, *, actor: str = "") -> int:
     """Restore every lesson this run archived (that is still archived by it)."""
     restored = lessons_restore(account=run.account, run_id=run.pk, actor=actor)
     PolicyRun.objects.filter(pk=run.pk).update(restored=F("restored") + restored)
+    activity_record(
+        account=run.account_id,
+        action=Activity.Action.RUN_UNDONE,
+        actor=actor,
+        subject=run.policy_name or "an ad-hoc rule",
+        policy_id=run.policy_id,
+        run_id=run.pk,
+        detail=f"run {run.pk}: {restored:,} lessons restored",
+    )
     return restored

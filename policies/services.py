@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from django.db import transaction
 
+from lore.activity import activity_record, person
 from lore.conditions import (
     NAME_MAX,
     POLICY_DIMENSIONS,
@@ -16,7 +17,7 @@ from lore.conditions import (
     canonical_conditions,
     parse_dimension,
 )
-from lore.models import Account
+from lore.models import Account, Activity
 from lore.scopes import ScopeError, parse_scope
 from policies.grooming import rule_validate_for_policy
 from policies.models import RetentionPolicy
@@ -56,6 +57,7 @@ def policy_create(
     enabled: bool = False,
     created_by=None,  # noqa: ANN001
     allow_auto_name: bool = False,
+    actor: str = "",
 ) -> RetentionPolicy:
     """A new policy. It needs a condition or a filter; an auto policy is swept only once enabled."""
     rule_validate_for_policy(rule)
@@ -68,7 +70,30 @@ def policy_create(
     )
     policy.apply_rule(rule)
     policy.save()
+    _history(
+        policy, Activity.Action.POLICY_CREATED, actor=actor or _person(created_by), detail=_summary(policy)
+    )
     return policy
+
+
+def _person(user) -> str:  # noqa: ANN001
+    return person(user) if user is not None else ""
+
+
+def _summary(policy: RetentionPolicy) -> str:
+    state = "enabled" if policy.enabled else "disabled"
+    return f"{policy.mode}, {state}: {auto_name(policy.rule)}"
+
+
+def _history(policy: RetentionPolicy, action: str, *, actor: str, detail: str = "") -> None:
+    activity_record(
+        account=policy.account_id,
+        action=action,
+        actor=actor,
+        subject=policy.name,
+        policy_id=policy.pk,
+        detail=detail,
+    )
 
 
 def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
@@ -120,10 +145,11 @@ def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
 
 @transaction.atomic
 def policy_update(
-    *, policy: RetentionPolicy, changes: Mapping[str, object], allow_auto_name: bool = False
+    *, policy: RetentionPolicy, changes: Mapping[str, object], allow_auto_name: bool = False, actor: str = ""
 ) -> RetentionPolicy:
     """Apply changes (name, mode, enabled, scope, conditions, filters; None clears) and re-validate the rule."""
     policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk, account=policy.account)
+    was_enabled, before = policy.enabled, _summary(policy)
     named_after_rule = is_named_after_its_rule(policy)
     rule = rule_with_changes(policy.rule, changes)
     rule_validate_for_policy(rule)
@@ -139,9 +165,17 @@ def policy_update(
         policy.enabled = changes["enabled"]
     policy.apply_rule(rule)
     policy.save()
+    if set(changes) == {"enabled"}:
+        if policy.enabled != was_enabled:
+            action = Activity.Action.POLICY_ENABLED if policy.enabled else Activity.Action.POLICY_DISABLED
+            _history(policy, action, actor=actor)
+    elif _summary(policy) != before or "name" in changes:
+        _history(policy, Activity.Action.POLICY_EDITED, actor=actor, detail=_summary(policy))
     return policy
 
 
-def policy_delete(*, policy: RetentionPolicy) -> None:
+@transaction.atomic
+def policy_delete(*, policy: RetentionPolicy, actor: str = "") -> None:
     """Delete the rule only: lessons it archived stay archived and restorable (their runs keep their history)."""
+    _history(policy, Activity.Action.POLICY_DELETED, actor=actor, detail=_summary(policy))
     policy.delete()

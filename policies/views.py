@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from lore.accounts import account_required, token_create, token_revoke
+from lore.activity import activities_of, person
 from lore.candidates import candidates
 from lore.conditions import RuleError
 from lore.models import Account, Lesson
@@ -32,6 +33,7 @@ from policies.services import policy_create, policy_delete, policy_update
 from policies.tasks import execute_run
 
 RUN_SAMPLE_SIZE = 20
+POLICY_HISTORY_SHOWN = 50
 # The raw value of a token just made travels to the page that shows it once in a short-lived signed cookie
 # bound to the user, never through the session: sessions live in the database, and no raw token may.
 NEW_TOKEN_COOKIE = "lore_new_token"
@@ -43,7 +45,7 @@ def _account(request: HttpRequest) -> Account:
 
 
 def _actor(request: HttpRequest) -> str:
-    return f"user:{request.user.get_username()}"
+    return person(request.user)
 
 
 def _is_partial(request: HttpRequest) -> bool:
@@ -127,6 +129,7 @@ def policy_new(request: HttpRequest) -> HttpResponse:
                 enabled=False,  # a new policy never sweeps unattended: auto starts disabled
                 created_by=request.user,
                 allow_auto_name=True,
+                actor=_actor(request),
             )
         except RuleError as exc:
             form.add_error(None, exc.message)
@@ -147,7 +150,9 @@ def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
     if form.is_valid() and form.rule is not None:
         changes = form.policy_changes()
         try:
-            policy = policy_update(policy=policy, changes=changes, allow_auto_name=True)
+            policy = policy_update(
+                policy=policy, changes=changes, allow_auto_name=True, actor=_actor(request)
+            )
         except RuleError as exc:
             form.add_error(None, exc.message)
         else:
@@ -176,7 +181,7 @@ def policy_enable(request: HttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
     enabled = request.POST.get("enabled") == "1"
-    policy = policy_update(policy=policy, changes={"enabled": enabled})
+    policy = policy_update(policy=policy, changes={"enabled": enabled}, actor=_actor(request))
     state = "enabled: it is swept every night" if policy.is_swept_nightly else "disabled"
     if enabled and policy.mode != RetentionPolicy.Mode.AUTO:
         state = "enabled, but it is a review policy: it runs only when you run it by hand"
@@ -195,6 +200,7 @@ def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
     context = {
         "policy": policy,
         "runs": list(selectors.policy_runs(policy)),
+        "history": list(activities_of(account, policy_id=policy.pk)[:POLICY_HISTORY_SHOWN]),
         "explorer_url": explorer_url(policy.rule),
         "section": "policies",
     }
@@ -289,7 +295,7 @@ def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
     archived = Lesson.objects.filter(account=account, archived_by_run__policy=policy).count()
     if request.method == "POST":
         name = policy.name
-        policy_delete(policy=policy)
+        policy_delete(policy=policy, actor=_actor(request))
         noun = "lesson" if archived == 1 else "lessons"
         messages.success(
             request,

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ninja.security import HttpBearer
 
 from lore.accounts import token_authenticate
+from lore.activity import token as activity_token
 from lore.models import Account, ApiToken, ReadEvent
 
 SURFACE_HEADER = "X-Lore-Surface"
@@ -35,5 +36,5 @@ def surface_of(request: HttpRequest) -> str:
 
 
 def actor_of(request: HttpRequest) -> str:
-    token = token_of(request)
-    return f"{surface_of(request)} token {token.name}"[:200]
+    """Who a REST call's changes are recorded as: its token, by name (lore.activity)."""
+    return activity_token(token_of(request))

@@ -15,6 +15,21 @@
     if (row) row.focus();
   }
 
+  // On a phone a Settings table becomes stacked rows (settings.css); each cell is labelled with its column's
+  // heading, taken from the table's own head so the words are written once.
+  function labelCells(root) {
+    (root || document).querySelectorAll("table.s-table").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (cell, i) {
+          if (heads[i] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", heads[i]);
+        });
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { labelCells(document); });
+  document.addEventListener("htmx:afterSettle", function () { labelCells(document); });
+
   document.addEventListener("htmx:afterSwap", function (event) {
     var el = sheet();
     if (el && event.detail.target === el) {

@@ -150,9 +150,9 @@ def test_pills_rows_cards_matrix_and_value_counts_agree_with_the_candidate_query
     keys = all_row_keys(page)
     assert len(keys) == len(set(keys)) == expected
     assert set(keys) == set(candidates(store, state.rule).values_list("key", flat=True))
-    # The matrix (Host × Kind) leaves the kind filter out; its "lesson" column is the candidate set by host.
-    column = page.locator("[data-matrix] thead th").all_inner_texts().index("lesson")
-    cells = page.locator(f"[data-matrix] tbody tr td:nth-child({column + 1})").evaluate_all(
+    # The matrix (Host × Kind) keeps the kind filter: its only column is "lesson", and it totals the list.
+    assert header_texts(page, "thead th")[1:-1] == ["lesson (filtered)"]
+    cells = page.locator("[data-matrix] tbody td[data-count]").evaluate_all(
         "cells => cells.map(c => Number(c.dataset.count))"
     )
     assert sum(cells) == expected
@@ -400,3 +400,37 @@ def test_counts_that_fail_to_load_say_so_and_can_be_tried_again(page: Page, stor
     expected = grooming.preview(store, url_state(page).rule).count
     assert card(page, "lessons") == expected
     expect(page.locator(".list-count")).to_contain_text(f"{expected:,} lessons")
+
+
+def header_texts(page: Page, where: str) -> list[str]:
+    """The matrix's headers as a screen reader reads them (the "(filtered)" mark included)."""
+    counts_loaded(page)
+    return page.locator(f"[data-matrix] {where}").evaluate_all("ths => ths.map(t => t.textContent.trim())")
+
+
+def matrix_total(page: Page) -> int:
+    counts_loaded(page)
+    return int(page.locator("[data-matrix-total]").get_attribute("data-matrix-total") or "-1")
+
+
+def test_the_matrix_totals_exactly_the_list_with_filters_on_both_of_its_axes(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/?kind=gotcha,lesson&kind_mode=in&host=codex&host_mode=in")
+    listed = len(all_row_keys(page))
+    assert listed == card(page, "lessons") > 0
+    assert matrix_total(page) == listed
+    assert sorted(header_texts(page, "thead th")[1:-1]) == ["gotcha (filtered)", "lesson (filtered)"]
+    assert header_texts(page, "tbody th") == ["codex (filtered)"]
+    # an exclusion on an axis too: the excluded value is not in the matrix, and the total still is the list
+    page.goto("/explorer/?host=codex&host_mode=nin&retention=min_age_days:30")
+    counts_loaded(page)
+    assert "codex" not in header_texts(page, "tbody th")
+    assert matrix_total(page) == card(page, "lessons")
+
+
+def test_a_label_axis_says_a_lesson_counts_once_per_label(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/?matrix=tags,host&host=codex")
+    counts_loaded(page)
+    expect(page.locator("[data-matrix-per-label]")).to_contain_text("counts once per label")
+    page.goto("/explorer/?matrix=kind,host&host=codex")
+    counts_loaded(page)
+    expect(page.locator("[data-matrix-per-label]")).to_have_count(0)
