@@ -19,6 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 SWEEP_TASK = "policies.tasks.nightly_sweep"
+STALE_RUNS_TASK = "policies.tasks.runs_mark_stale"
 PURGE_TASK = "lore.tasks.nightly_purge"
 CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
@@ -46,6 +47,8 @@ def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
     return {
         "nightly-retention-sweep": {"task": SWEEP_TASK, "schedule": sweep_schedule(spec)},
         "nightly-purge": {"task": PURGE_TASK, "schedule": sweep_schedule(spec)},
+        # Every minute: a run whose worker died is marked interrupted within a minute of its last heartbeat.
+        "stale-runs": {"task": STALE_RUNS_TASK, "schedule": crontab(minute="*")},
     }
 
 

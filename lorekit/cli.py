@@ -30,7 +30,7 @@ class UsageError(Exception):
 
 
 def emit(args: argparse.Namespace, data: Any, human: str) -> None:
-    print(dumps(data) if args.json else human)
+    print(dumps(data) if args.json else output.terminal_safe(human))
 
 
 def address_arg(text: str) -> str:
@@ -77,7 +77,7 @@ def cmd_groom(client: LoreClient, args: argparse.Namespace) -> int:
         if not preview["count"]:
             emit(args, {**preview, "run_id": None}, "Nothing to archive.")
             return EXIT_OK
-        print(output.keys_table(preview["keys"], args.limit), file=sys.stderr)
+        print(output.terminal_safe(output.keys_table(preview["keys"], args.limit)), file=sys.stderr)
         if not confirm(
             f"Archive {'this lesson' if preview['count'] == 1 else 'these ' + output.lessons(preview['count'])}?"
             " They stay restorable (lorekit restore)."
@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         surface = "mcp" if args.command == "mcp" else "cli"  # recorded on every read the server counts
         client = LoreClient.from_env(surface=surface, url=args.url, token=args.token)
     except LoreError as exc:
-        print(f"lorekit: {exc.message}", file=sys.stderr)
+        print(output.terminal_safe(f"lorekit: {exc.message}"), file=sys.stderr)
         return exc.exit_code
     try:
         return int(args.handler(client, args))
@@ -449,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(dumps(exc.as_dict()))
         where = f" ({exc.field})" if exc.field else ""
-        print(f"lorekit: {exc.message}{where}", file=sys.stderr)
+        print(output.terminal_safe(f"lorekit: {exc.message}{where}"), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("lorekit: interrupted", file=sys.stderr)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from lorekit.registry import DIMENSIONS, POLICY_DIMENSIONS, RETENTION_PARAMS, SIGNALS
+
+# C0 controls but tab and newline, DEL, C1 controls (CSI, OSC…), and the bidirectional overrides and isolates:
+# what lesson content could use to move the cursor, set the title, write the clipboard or reorder what is read.
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` without the characters a terminal would act on instead of showing (never applied to --json)."""
+    return _UNSAFE.sub("", text)
 
 
 def when(value: str | None) -> str:

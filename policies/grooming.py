@@ -25,6 +25,7 @@ from django.utils import timezone
 from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.candidates import archive_guard, candidates, touched_since_count
 from lore.conditions import DimFilter, Rule, RuleError, canonical_conditions
+from lore.limits import RUN_HEARTBEAT_STALE, RUN_TIME_LIMIT
 from lore.models import Account, Activity, Lesson
 from lore.services import lessons_archive_next, lessons_restore
 from policies.models import PolicyRun, RetentionPolicy
@@ -32,7 +33,7 @@ from policies.models import PolicyRun, RetentionPolicy
 log = logging.getLogger(__name__)
 Status = PolicyRun.Status
 STALE_AFTER = timedelta(
-    minutes=10
+    seconds=RUN_HEARTBEAT_STALE.default
 )  # without advisory locks: no heartbeat for this long means the worker died
 PENDING_STALE_AFTER = timedelta(
     hours=1
@@ -175,6 +176,16 @@ def _interrupt_if_abandoned(run_id: int, now: datetime) -> int:
         return _interrupt([run_id], now=now, error="the worker stopped mid-run", status=Status.RUNNING)
     finally:
         run_lock_release(run_id)
+
+
+def run_interrupt_overtime(run_id: int) -> int:
+    """A run that reached RUN_TIME_LIMIT: interrupted (its batches so far stay committed; Run now completes it)."""
+    return _interrupt(
+        [run_id],
+        now=timezone.now(),
+        error=f"stopped: {RUN_TIME_LIMIT.describe()}",
+        status__in=ACTIVE,
+    )
 
 
 def runs_mark_stale(*, now: datetime | None = None) -> int:
