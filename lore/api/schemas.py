@@ -26,6 +26,7 @@ from lore.conditions import (
     Param,
 )
 from lore.inputs import MAX_CONTENT
+from lore.limits import PREVIEW_KEYS_DEFAULT, PREVIEW_KEYS_MAX
 from lore.scopes import MAX_VALUE_LENGTH
 from lore.selectors import DEFAULT_SORT, MAX_LIMIT, SORTS
 
@@ -224,6 +225,25 @@ GroomIn = _model(
         "policy_id": (Id | None, Field(None, description="Preview/run a saved policy")),
         **rule_fields(scope_required=False),
     },
+)
+
+
+GroomPreviewIn = _model(
+    "GroomPreviewIn",
+    "What /groom/preview takes: a policy or a rule, and how many keys to list (count stays exact).",
+    {
+        "keys_limit": (
+            int,
+            Field(
+                PREVIEW_KEYS_DEFAULT.default,
+                ge=0,
+                le=PREVIEW_KEYS_MAX.default,
+                description=f"List at most this many keys, in address order; `count` is always exact. "
+                f"{PREVIEW_KEYS_MAX.describe()}.",
+            ),
+        ),
+    },
+    base=GroomIn,
 )
 
 

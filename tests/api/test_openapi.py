@@ -70,7 +70,7 @@ def test_list_filters_carry_every_condition_direction_and_dimension(document) ->
 
 
 def test_policy_and_groom_schemas_carry_retention_conditions_and_policy_dimensions_only(document) -> None:  # noqa: ANN001
-    for schema in ("PolicyIn", "PolicyPatch", "GroomIn", "Policy"):
+    for schema in ("PolicyIn", "PolicyPatch", "GroomPreviewIn", "GroomRunIn", "Policy"):
         fields = props(document, schema)
         assert {p.name for p in RETENTION_PARAMS} <= set(fields)
         assert not {p.name for p in REVERSE_PARAMS} & set(fields)

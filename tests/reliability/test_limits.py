@@ -68,3 +68,25 @@ def test_a_saved_policy_obeys_the_same_caps(raw_token) -> None:  # noqa: ANN001
     assert response.status_code == 422
     assert error_of(response)["code"] == "limit_exceeded"
     assert "TAGS_ALL_MAX" in error_of(response)["message"]
+
+
+@pytest.mark.django_db
+def test_a_preview_lists_at_most_keys_limit_keys_and_its_count_stays_exact(account, raw_token) -> None:  # noqa: ANN001
+    from tests.factories import LessonFactory
+
+    for i in range(5):
+        LessonFactory(account=account, key=f"old-{i}", kind="bus")
+    api = Api(Client(), raw_token)
+    found = api.post("/memories/groom/preview", {"scope": "global", "kind": ["bus"], "keys_limit": 2}).json()
+    assert (found["count"], len(found["keys"])) == (5, 2)
+    by_default = api.post("/memories/groom/preview", {"scope": "global", "kind": ["bus"]}).json()
+    assert (by_default["count"], len(by_default["keys"])) == (5, 5)
+    too_many = api.post("/memories/groom/preview", {"scope": "global", "kind": ["bus"], "keys_limit": 10**6})
+    assert too_many.status_code == 422 and error_of(too_many)["field"] == "keys_limit"
+
+
+def test_the_preview_keys_limit_defaults_to_preview_keys_default_in_the_openapi_document(client) -> None:  # noqa: ANN001
+    from lore.limits import PREVIEW_KEYS_DEFAULT
+
+    schema = client.get("/api/v1/openapi.json").json()["components"]["schemas"]["GroomPreviewIn"]
+    assert schema["properties"]["keys_limit"]["default"] == PREVIEW_KEYS_DEFAULT.value

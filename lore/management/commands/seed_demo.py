@@ -12,6 +12,7 @@ from django.db import transaction
 from lore.accounts import token_create
 from lore.demo import demo_store_create
 from lore.models import Account, Lesson, Membership
+from lore.transfer import analyze_lessons
 
 
 class Command(BaseCommand):
@@ -60,4 +61,5 @@ class Command(BaseCommand):
             self.stdout.flush()
 
         made = demo_store_create(account, lessons=lessons, seed=int(opts["seed"]), progress=progress)
+        analyze_lessons()  # fresh planner statistics for the new store (PostgreSQL)
         self.stdout.write(f"\n{account.name}: {made:,} lessons in {time.monotonic() - started:.1f}s")
