@@ -229,15 +229,24 @@ class Progress:
 
 
 def cmd_export(client: LoreClient, args: argparse.Namespace) -> int:
+    """With --output, lines go to a temporary file beside it, renamed over FILE only once the export is complete:
+    an export that stops early leaves no partial FILE (and exits non-zero)."""
     progress = Progress("exported")
-    target: IO[bytes] = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+    partial = f"{args.output}.partial-{os.getpid()}" if args.output else ""
+    target: IO[bytes] = open(partial, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+    complete = False
     try:
         for line in client.memory_export(tombstones=args.tombstones):
             target.write(line)
             progress.tick()
+        complete = True
     finally:
         if args.output:
             target.close()
+            if complete:
+                os.replace(partial, args.output)
+            else:
+                os.unlink(partial)
         else:
             target.flush()
     progress.done(
