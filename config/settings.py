@@ -109,6 +109,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Sessions expire: two weeks after sign-in by default, or when the browser closes if asked.
+# Flash messages live in the (database-backed) session, never in a cookie: Django's cookie storage trusts a
+# message its signature marks as safe HTML, so anyone holding the key could make a page render raw HTML.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = env.bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", default=False)
 # Failed sign-ins (django-axes): after AXES_FAILURE_LIMIT failures a username, and separately an address, is locked
