@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A checkout keeps the site-wide templates/ and static/ beside the code (and its data under var/); an installed
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "axes",  # throttles failed sign-ins per username and per address
     "template_partials",
+    "csp",  # the Content-Security-Policy header (CONTENT_SECURITY_POLICY below)
     "ninja",  # serves Swagger UI for /api/v1/docs from its own static files, never a CDN
     "lore",
     "policies",
@@ -63,6 +65,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: answers a locked-out sign-in
 ]
@@ -140,6 +143,22 @@ STATIC_ROOT = env("STATIC_ROOT", default=str((BASE_DIR if IS_CHECKOUT else Path.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts, styles and everything else from this site only. No template
+# carries an inline script or an on*= handler (tests/reliability/test_csp.py); JavaScript lives in static/js.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "form-action": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+    }
+}
 SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT")
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container healthcheck asks over plain HTTP from inside
