@@ -212,6 +212,14 @@ TRANSFER_EXPIRES = Limit(
     status=410,
     why="then the file is deleted and its link answers 410",
 )
+TRANSFER_TIME_LIMIT = Limit(
+    "TRANSFER_TIME_LIMIT",
+    3600,
+    "seconds",
+    "for one dashboard import or export job",
+    setting="LORE_TRANSFER_TIME_LIMIT",
+    why="then it is stopped and marked failed (a job whose worker died too), and can be started again",
+)
 TRANSFER_JOBS_ACTIVE_MAX = Limit(
     "TRANSFER_JOBS_ACTIVE_MAX",
     2,

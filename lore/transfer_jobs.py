@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from lore.limits import IMPORT_BODY_MAX, TRANSFER_EXPIRES, TRANSFER_JOBS_ACTIVE_MAX
+from lore.limits import IMPORT_BODY_MAX, TRANSFER_EXPIRES, TRANSFER_JOBS_ACTIVE_MAX, TRANSFER_TIME_LIMIT
 from lore.models import Account, Lesson, TransferJob
 from lore.transfer import ImportReport, export_lines, import_stream
 
@@ -36,6 +36,7 @@ def job_path(job: TransferJob) -> Path:
 
 
 def _job_create(account: Account, kind: str, actor: str) -> TransferJob:
+    transfer_jobs_mark_stale(account=account)
     active = TransferJob.objects.filter(account=account, status__in=[Status.PENDING, Status.RUNNING]).count()
     TRANSFER_JOBS_ACTIVE_MAX.check(active + 1, field="job")
     job = TransferJob.objects.create(account=account, kind=kind, created_by=actor)
@@ -140,6 +141,24 @@ def transfer_job_file(job: TransferJob) -> Path | None:
         return None
     path = job_path(job)
     return path if path.exists() else None
+
+
+def transfer_jobs_mark_stale(*, account: Account | None = None) -> int:
+    """Jobs still pending or running after TRANSFER_TIME_LIMIT (stopped, or their worker died) become `failed`,
+    so that they stop counting against TRANSFER_JOBS_ACTIVE_MAX; their files are deleted. Answers how many."""
+    cutoff = timezone.now() - timedelta(seconds=TRANSFER_TIME_LIMIT.value)
+    stale = TransferJob.objects.filter(status__in=[Status.PENDING, Status.RUNNING], created_at__lt=cutoff)
+    if account is not None:
+        stale = stale.filter(account=account)
+    jobs = list(stale)
+    for job in jobs:
+        job_path(job).unlink(missing_ok=True)
+        job_path(job).with_suffix(".partial").unlink(missing_ok=True)
+    return TransferJob.objects.filter(
+        pk__in=[job.pk for job in jobs], status__in=[Status.PENDING, Status.RUNNING]
+    ).update(
+        status=Status.FAILED, error=f"stopped: {TRANSFER_TIME_LIMIT.describe()}", finished_at=timezone.now()
+    )
 
 
 def transfer_jobs_expire(*, account: Account | None = None) -> int:

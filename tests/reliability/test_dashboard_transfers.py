@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from lore.limits import TRANSFER_TIME_LIMIT
 from lore.models import Account, Lesson, TransferJob
 from lore.transfer import export_lines
 from lore.transfer_jobs import PROGRESS_EVERY, transfer_jobs_expire
@@ -125,3 +126,20 @@ def test_another_accounts_jobs_answer_404(
     for name in ("policies:transfer", "policies:transfer_download"):
         assert intruder.get(reverse(name, args=[job.pk])).status_code == 404
     assert f"#{job.pk}" not in intruder.get(reverse("policies:transfers")).content.decode()
+
+
+def test_a_job_whose_worker_died_is_marked_failed_after_transfer_time_limit_and_stops_blocking_new_ones(
+    account: Account,
+    logged_in: Client,
+) -> None:
+    logged_in.post(reverse("policies:transfer_export"))  # never executed: no commit, the worker "died"
+    logged_in.post(reverse("policies:transfer_export"))
+    refused = logged_in.post(reverse("policies:transfer_export"))
+    assert refused.status_code == 429 and "TRANSFER_JOBS_ACTIVE_MAX" in refused.content.decode()
+    with time_machine.travel(timezone.now() + timedelta(seconds=TRANSFER_TIME_LIMIT.value + 1)):
+        started = logged_in.post(reverse("policies:transfer_export"))
+    assert started.status_code == 302
+    statuses = sorted(TransferJob.objects.filter(account=account).values_list("status", flat=True))
+    assert statuses == ["failed", "failed", "pending"]
+    failed = TransferJob.objects.filter(account=account, status="failed").first()
+    assert failed is not None and "TRANSFER_TIME_LIMIT" in failed.error
