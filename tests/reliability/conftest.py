@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from lore.accounts import token_create
 from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, ReadEvent
+from lore.roles import ALL_SCOPES
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -82,7 +83,7 @@ def world_build(account: Account) -> World:
         mode="auto",
         enabled=True,
     )
-    token, raw = token_create(account=account, name=f"{A_MARKER} laptop")
+    token, raw = token_create(account=account, name=f"{A_MARKER} laptop", scopes=ALL_SCOPES)
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
@@ -142,4 +143,4 @@ def intruder(other_account):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def intruder_token(other_account) -> str:  # noqa: ANN001
-    return token_create(account=other_account, name="b's laptop")[1]
+    return token_create(account=other_account, name="b's laptop", scopes=ALL_SCOPES)[1]
