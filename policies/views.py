@@ -19,13 +19,13 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from lore.access import account_of, account_view, role_of
+from lore.access import account_of, account_view, role_of, role_reason
 from lore.accounts import TokenNotYours, token_create, token_revoke
 from lore.activity import activities_of, person
 from lore.candidates import candidates
 from lore.conditions import RuleError
 from lore.models import Account, Lesson
-from lore.roles import ROLE_SCOPES, Role
+from lore.roles import ROLE_SCOPES, Role, role_allows
 from policies import grooming, selectors
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
 from policies.models import PolicyRun, RetentionPolicy
@@ -150,6 +150,11 @@ def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
     form = PolicyForm(request.POST)
     if form.is_valid() and form.rule is not None:
         changes = form.policy_changes()
+        sweeps = changes["mode"] == RetentionPolicy.Mode.AUTO and changes["enabled"]
+        if (policy.is_swept_nightly or sweeps) and not role_allows(role_of(request), Role.ADMIN):
+            # Only an admin decides what the nightly sweep archives unattended.
+            reason = role_reason(role_of(request), Role.ADMIN)
+            return render(request, "403.html", {"reason": reason}, status=403)
         try:
             policy = policy_update(
                 policy=policy, changes=changes, allow_auto_name=True, actor=_actor(request)
