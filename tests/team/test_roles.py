@@ -137,7 +137,7 @@ def test_a_viewer_sees_the_explorer_but_no_enabled_run_archive_or_delete_control
     policies = viewer.get("/settings/policies/").content.decode()
     assert "hx-post" not in policies
     for label in ("Run now", "Edit", "Delete", "New policy", "Enable"):
-        assert f'disabled aria-describedby="role-' in policies and f">{label}</button>" in policies, label
+        assert 'disabled aria-describedby="role-' in policies and f">{label}</button>" in policies, label
     editor = member(account, Role.EDITOR)
     edit_page = editor.get("/settings/policies/").content.decode()
     assert ">Run now</a>" in edit_page and ">Delete</button>" in edit_page  # delete is an admin's
