@@ -50,7 +50,10 @@ class LoreError(Exception):
     def exit_code(self) -> int:
         if self.status in (404, 410):  # 410: purged, only a tombstone remains
             return EXIT_NOT_FOUND
-        if self.status in (401, 403):  # 403: the token lacks the scope the command needs (the message names it)
+        if self.status in (
+            401,
+            403,
+        ):  # 403: the token lacks the scope the command needs (the message names it)
             return EXIT_AUTH
         if self.code == "unreachable":
             return EXIT_UNREACHABLE
