@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="account",
             name="slug",
-            field=models.SlugField(max_length=50, default="", blank=True),
+            field=models.SlugField(max_length=50, default="", blank=True, db_index=False),
             preserve_default=False,
         ),
         migrations.RunPython(slugs_fill, migrations.RunPython.noop),
