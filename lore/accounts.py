@@ -179,11 +179,11 @@ def _admins_locked(account: Account) -> list[int]:
 @transaction.atomic
 def membership_role_set(*, account: Account, membership_id: int, role: str, actor: str) -> Membership:
     """Change a member's role; the last admin of an account can never be demoted."""
-    _role(role)
     Account.objects.select_for_update().filter(pk=account.pk).first()
     membership = Membership.objects.filter(account=account, pk=membership_id).first()
     if membership is None:
         raise Http404("no such member")
+    _role(role)
     admins = _admins_locked(account)
     if membership.role == Role.ADMIN and role != Role.ADMIN and admins == [membership.pk]:
         raise MembershipError("the last admin cannot be demoted: make someone else an admin first")

@@ -14,8 +14,8 @@ import pytest
 from django.utils import timezone
 
 from lore.accounts import token_create
-from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, ReadEvent
-from lore.roles import ALL_SCOPES
+from lore.models import Account, Activity, ApiToken, Lesson, LessonEvent, LessonTag, Membership, ReadEvent
+from lore.roles import ALL_SCOPES, Role
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -38,6 +38,7 @@ class World:
     run: PolicyRun
     token: ApiToken
     raw_token: str
+    member: Membership
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -87,7 +88,8 @@ def world_build(account: Account) -> World:
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
-    return World(account, active, archived, protected, policy, global_policy, run, token, raw)
+    member = MembershipFactory(account=account, user=UserFactory(username="a-viewer"), role=Role.VIEWER)
+    return World(account, active, archived, protected, policy, global_policy, run, token, raw, member)
 
 
 def _rows(qs: Any) -> list[dict[str, Any]]:
@@ -105,6 +107,8 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "policies": _rows(RetentionPolicy.objects.filter(account=account)),
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
+        "members": _rows(Membership.objects.filter(account=account)),
+        "activity": _rows(Activity.objects.filter(account=account)),
     }
 
 

@@ -28,11 +28,11 @@ from tests.reliability.conftest import World
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-DASHBOARD_NAMESPACES = ("explorer", "policies")
 
 
 def dashboard_patterns() -> list[tuple[str, str]]:
-    """(name, route) of every URL of the dashboard apps, as the resolver knows them."""
+    """(name, route) of every dashboard URL, as the resolver knows them: every view that declares the role it
+    needs (lore.access.account_view). In the browser each lives under its account, /a/<slug>/<route>."""
     found: list[tuple[str, str]] = []
 
     def walk(resolver: URLResolver, prefix: str, namespace: str) -> None:
@@ -40,7 +40,7 @@ def dashboard_patterns() -> list[tuple[str, str]]:
             route = prefix + str(entry.pattern)
             if isinstance(entry, URLResolver):
                 walk(entry, route, entry.namespace or namespace)
-            elif isinstance(entry, URLPattern) and namespace in DASHBOARD_NAMESPACES:
+            elif isinstance(entry, URLPattern) and hasattr(entry.callback, "lore_need"):
                 found.append((f"{namespace}:{entry.name}", route))
 
     walk(get_resolver(), "/", "")
@@ -57,6 +57,7 @@ def dashboard_url(route: str, world: World | None = None, **overrides: Any) -> s
         "policy_id": world.policy.pk if world else 1,
         "run_id": world.run.pk if world else 1,
         "token_id": world.token.pk if world else 1,
+        "membership_id": world.member.pk if world else 1,
         **overrides,
     }
 
@@ -73,6 +74,7 @@ def dashboard_url(route: str, world: World | None = None, **overrides: Any) -> s
 def test_the_dashboard_has_urls_to_check() -> None:
     assert any(name == "explorer:index" for name, _ in DASHBOARD)
     assert any(name.startswith("policies:") for name, _ in DASHBOARD)
+    assert any(name.startswith("members:") for name, _ in DASHBOARD)
 
 
 @pytest.mark.parametrize(("name", "route"), DASHBOARD, ids=[n for n, _ in DASHBOARD])
