@@ -134,6 +134,7 @@ def test_a_viewer_sees_the_explorer_but_no_enabled_run_archive_or_delete_control
     sheet = viewer.get(f"/explorer/lessons/{lesson.pk}/").content.decode()
     assert 'data-action="archive" disabled aria-describedby="role-edit-reason"' in sheet
     assert "Your role is viewer: only editors and above can" in sheet
+    assert "hx-post" not in sheet.split('class="sheet-actions"')[1].split("</div>")[0]
     policies = viewer.get("/settings/policies/").content.decode()
     assert "hx-post" not in policies
     for label in ("Run now", "Edit", "Delete", "New policy", "Enable"):
