@@ -8,6 +8,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -28,7 +29,7 @@ def test_create_account_makes_the_account_and_its_admin_from_a_password_on_stdin
     call_command("create_account", "Acme Corp", admin="ada", password_stdin=True, stdout=out)
     account = Account.objects.get(name="Acme Corp")
     assert Membership.objects.get(account=account).role == Role.ADMIN
-    assert "Sign in at http://localhost:8000/login/" in out.getvalue() and "/a/acme-corp/" in out.getvalue()
+    assert f"Sign in at {settings.LORE_BASE_URL}/login/" in out.getvalue() and "/a/acme-corp/" in out.getvalue()
     client = Client()
     assert client.post("/login/", {"username": "ada", "password": STRONG}).status_code == 302
     assert client.get("/")["Location"] == "/a/acme-corp/explorer/"
@@ -45,7 +46,7 @@ def test_add_member_adds_a_person_with_a_role_and_prints_their_one_time_link(acc
     out = io.StringIO()
     call_command("add_member", "acme", "eve", role="editor", stdout=out)
     assert Membership.objects.get(account=account, user__username="eve").role == Role.EDITOR
-    link = re.search(r"at http://localhost:8000(/reset/\S+)", out.getvalue()).group(1)
+    link = re.search(rf"at {re.escape(settings.LORE_BASE_URL)}(/reset/\S+)", out.getvalue()).group(1)
     client = Client()
     page = client.get(link, follow=True)
     assert page.status_code == 200 and "Choose your password" in page.content.decode()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
@@ -21,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("account", help="the account's name or slug")
         parser.add_argument("username")
         parser.add_argument("--role", choices=Role.values, default=Role.VIEWER)
-        parser.add_argument("--url", default="http://localhost:8000", help="the site's address, for the link")
+        parser.add_argument("--url", default="", help="the site's address (default: LORE_BASE_URL)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         wanted = str(opts["account"])
@@ -43,7 +44,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"{username} is {membership.role} in {account.name}.")
         if not user.has_usable_password():
-            base = str(opts["url"]).rstrip("/")
+            base = str(opts["url"] or settings.LORE_BASE_URL).rstrip("/")
             uid, _, secret = set_password_token(user).partition("/")
             link = base + reverse("password_reset_confirm", args=[uid, secret])
             self.stdout.write(f"They choose a password (once) at {link}")

@@ -6,6 +6,7 @@ import getpass
 import sys
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
@@ -26,9 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("name", help="the account's name (its URL slug is made from it)")
         parser.add_argument("--admin", required=True, help="the admin's username (created if new)")
         parser.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-        parser.add_argument(
-            "--url", default="http://localhost:8000", help="the site's address, for the printout"
-        )
+        parser.add_argument("--url", default="", help="the site's address (default: LORE_BASE_URL)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         name, username = str(opts["name"]).strip(), str(opts["admin"]).strip()
@@ -44,7 +43,7 @@ class Command(BaseCommand):
                 user = users.create_user(username=username, password=password)
             account = account_create(name=name)
             membership_add(account=account, user=user, role=Role.ADMIN, actor=command("create_account"))
-        base = str(opts["url"]).rstrip("/")
+        base = str(opts["url"] or settings.LORE_BASE_URL).rstrip("/")
         self.stdout.write(
             f"Created the account {account.name} (/a/{account.slug}/) with {username} as its admin."
         )
