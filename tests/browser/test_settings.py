@@ -19,7 +19,9 @@ from tests.factories import LessonFactory
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SEED_NAME = "created >90d ago · unopened >90d in repo::acme/app"
-EXPLORER_VIEW = "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
+EXPLORER_VIEW = (
+    "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
+)
 
 
 def store(account) -> dict[str, list[Lesson]]:  # noqa: ANN001

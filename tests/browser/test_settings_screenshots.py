@@ -64,7 +64,9 @@ def test_screenshots_of_settings(page, account) -> None:  # noqa: ANN001
     page.wait_for_timeout(300)
     shot(page, "list")
 
-    page.goto("/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha")
+    page.goto(
+        "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
+    )
     page.click("[data-create-policy]")
     page.wait_for_selector("#policy-dialog[open]")
     shot(page, "dialog")

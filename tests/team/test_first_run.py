@@ -29,7 +29,9 @@ def test_create_account_makes_the_account_and_its_admin_from_a_password_on_stdin
     call_command("create_account", "Acme Corp", admin="ada", password_stdin=True, stdout=out)
     account = Account.objects.get(name="Acme Corp")
     assert Membership.objects.get(account=account).role == Role.ADMIN
-    assert f"Sign in at {settings.LORE_BASE_URL}/login/" in out.getvalue() and "/a/acme-corp/" in out.getvalue()
+    assert (
+        f"Sign in at {settings.LORE_BASE_URL}/login/" in out.getvalue() and "/a/acme-corp/" in out.getvalue()
+    )
     client = Client()
     assert client.post("/login/", {"username": "ada", "password": STRONG}).status_code == 302
     assert client.get("/")["Location"] == "/a/acme-corp/explorer/"
