@@ -158,7 +158,9 @@ def test_every_dashboard_view_answers_403_to_a_role_below_its_need_and_changes_n
     assert failures == []
     assert state(world.account) == before
     assert refused >= 20
-    print(f"role matrix, dashboard: {refused} refused requests over {len(DASHBOARD)} URLs")  # for SECURITY.md (-s)
+    print(
+        f"role matrix, dashboard: {refused} refused requests over {len(DASHBOARD)} URLs"
+    )  # for SECURITY.md (-s)
 
 
 # ---------------------------------------------------------------- lorekit and MCP, as real processes
