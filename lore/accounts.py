@@ -107,13 +107,6 @@ def account_for_user(user: AbstractBaseUser | AnonymousUser) -> Account | None:
     return found[0].account if len(found) == 1 else None
 
 
-def account_required(user: AbstractBaseUser | AnonymousUser) -> Account:
-    found = account_for_user(user)
-    if found is None:
-        raise Http404("no account")
-    return found
-
-
 # ---------------------------------------------------------------- members and roles
 
 
