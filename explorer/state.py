@@ -281,7 +281,7 @@ class ExplorerState:
     def policy_handoff_url(self) -> str:
         """Settings → Retention Policies → New policy, pre-filled with scope, conditions and filters."""
         pairs = [("scope", self.rule.scope), *rule_query(self.rule, include_scope=False)]
-        return "/settings/policies/new/?" + urlencode(pairs, safe=":,/")
+        return reverse("policies:new") + "?" + urlencode(pairs, safe=":,/")
 
     @property
     def matrix_rows(self) -> str:

@@ -24,17 +24,17 @@ def shot(page, name: str) -> None:  # noqa: ANN001
 
 
 def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.wait_for_selector("[data-empty]")
     shot(page, "empty")
 
     demo_store_create(account, lessons=int(os.environ.get("LORE_SCREENSHOT_LESSONS", "3000")))
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.wait_for_selector(".lesson-row")
     shot(page, "demo")
 
     page.goto(
-        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=lesson,gotcha"
+        "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=lesson,gotcha"
     )
     page.wait_for_selector("[data-candidate-note]")
     shot(page, "filtered")
