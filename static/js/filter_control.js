@@ -126,8 +126,10 @@
       if (entry) entry.click();
     } else if (event.key === "Enter" && event.target.matches("[data-fc-typed]")) {
       // Apply the first offer; if the offers for what was just typed are still on their way, apply it on arrival.
+      // An empty box offers the presets, and Enter there must not pick one for the person.
       event.preventDefault();
       var input = event.target;
+      if (!input.value.trim()) return;
       if (offersFor(menu) === input.value) firstChoice(menu);
       else { menu.dataset.fcApplyOnArrival = "1"; htmx.trigger(input, "search"); }
     } else if (event.key === "Enter" && event.target.matches("[data-fc-entry], [data-fc-back]")) {
@@ -140,6 +142,64 @@
     return options ? options.dataset.fcFor : null;
   }
 
+  // Keys typed while a section is on its way (opened from the list or from a pill) are kept, in order, and given
+  // to the section's box when it arrives: without this they would be lost, or land in the list's search box
+  // and pick another section or the wrong direction. Enter among them applies the first offer on arrival.
+  function opensSection(elt) { return elt && elt.matches && elt.matches("[data-fc-entry], [data-fc-open]"); }
+
+  function buffering() { return document.querySelector(".fc-menu[data-fc-loading]"); }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!opensSection(event.detail.elt)) return;
+    var menu = menuOf(event.detail.elt.dataset.fcOpen || "") || event.detail.elt.closest(".fc-menu");
+    if (!menu) return;
+    menu.dataset.fcLoading = "1";
+    menu.dataset.fcBuffer = "";
+    // A section already open is not the one on its way: its box must not take the keys.
+    menu.querySelectorAll("[data-fc-typed]").forEach(function (el) { el.dataset.fcStale = "1"; });
+    delete menu.dataset.fcBufferEnter;
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var menu = buffering();
+    if (!menu || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
+    var buffer = menu.dataset.fcBuffer || "";
+    if (event.key.length === 1) buffer += event.key;
+    else if (event.key === "Backspace") buffer = buffer.slice(0, -1);
+    else if (event.key === "Enter") menu.dataset.fcBufferEnter = "1";
+    else return;
+    menu.dataset.fcBuffer = buffer;
+    event.preventDefault();
+    event.stopPropagation();
+  }, true);
+
+  function endBuffering(menu) {
+    delete menu.dataset.fcLoading;
+    delete menu.dataset.fcBuffer;
+    delete menu.dataset.fcBufferEnter;
+  }
+
+  // The section has arrived: what was typed goes into its box; returns true when it took the keys.
+  function flushBuffer(menu, typed) {
+    if (!menu.dataset.fcLoading || typed.dataset.fcStale) return false;
+    var buffer = menu.dataset.fcBuffer || "", enter = menu.dataset.fcBufferEnter === "1";
+    endBuffering(menu);
+    if (!typed) return false;
+    typed.focus();
+    if (!buffer) return true;
+    typed.value = buffer;
+    if (enter && buffer.trim()) menu.dataset.fcApplyOnArrival = "1";
+    htmx.trigger(typed, "search");
+    return true;
+  }
+
+  function abandonBuffer(event) {
+    if (!opensSection(event.detail.elt)) return;
+    document.querySelectorAll(".fc-menu[data-fc-loading]").forEach(endBuffering);
+  }
+  document.addEventListener("htmx:responseError", abandonBuffer);
+  document.addEventListener("htmx:sendError", abandonBuffer);
+
   document.addEventListener("htmx:afterSettle", function () {
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
       // A pick may have re-rendered the Filter button (and moved it): keep the menu under it.
@@ -147,6 +207,7 @@
       if (toggle) toggle.setAttribute("aria-expanded", "true");
       place(menu);
       var typed = menu.querySelector("[data-fc-typed]");
+      if (typed && flushBuffer(menu, typed)) return;
       if (menu.dataset.fcApplyOnArrival === "1" && typed && offersFor(menu) === typed.value) {
         delete menu.dataset.fcApplyOnArrival;
         firstChoice(menu);
