@@ -7,17 +7,18 @@ a conditional aggregate for the stat cards, one GROUP BY for the matrix and for 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
 from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
 
-from explorer.filter_control import rule_with_dimension
+from explorer.filter_control import rule_with_dimension, rule_without_condition
 from explorer.filter_control import value_counts as _value_counts
 from explorer.state import ExplorerState
 from lore.candidates import rule_predicate
-from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule
+from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter, Rule
 from lore.models import Account, Lesson, LessonTag, ReadEvent
 from lore.scopes import scope_q
 from lore.selectors import lessons_filtered, text_search_q
@@ -62,6 +63,34 @@ def dimension_value_counts(
     """Per-value counts of a dimension with everything else applied and the dimension's own filter left out."""
     base = lessons_shown(account, state, now=now, rule=rule_with_dimension(state.rule, dim.name, None))
     return _value_counts(base, dim, typed)
+
+
+def condition_choice_counts(
+    account: Account,
+    state: ExplorerState,
+    cond: Condition,
+    choices: Sequence[tuple[str, int]],
+    *,
+    now: datetime,
+) -> list[int]:
+    """How many lessons the list would show with each (param, value) of `cond` in place of the condition's
+    current value, everything else as it is: one conditional aggregate, whatever the number of choices."""
+    if not choices:
+        return []
+    rule = rule_without_condition(state.rule, cond.key)
+    # With a condition applied the active list is the candidate set: protected lessons left out.
+    base = lessons_filtered(
+        account, rule, q=state.q, archived=state.archived, include_protected=state.archived, now=now
+    )
+    return choice_counts(_narrow(base, state, now), choices, now=now)
+
+
+def choice_counts(base: QuerySet[Lesson], choices: Sequence[tuple[str, int]], *, now: datetime) -> list[int]:
+    """[lessons of `base` each (param, value) keeps], as one COUNT(*) FILTER (WHERE …) per choice."""
+    totals = base.aggregate(
+        **{f"c{i}": Count("pk", filter=PARAMS[name].q(value, now)) for i, (name, value) in enumerate(choices)}
+    )
+    return [int(totals[f"c{i}"] or 0) for i in range(len(choices))]
 
 
 @dataclass(frozen=True)
