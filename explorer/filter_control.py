@@ -461,12 +461,13 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
 
 def _counted(counts: ConditionCounts, cond: Condition, groups: list[ChoiceGroup]) -> list[ChoiceGroup]:
     """The groups with each choice's count: what the view would hold with it applied (one query for all)."""
-    keys = [choice.param_value for group in groups for choice in group.choices if choice.param_value]
+    keys = [c.param_value for g in groups for c in g.choices if c.param_value is not None]
     found = dict(zip(keys, counts(cond, keys), strict=True))
-    return [
-        ChoiceGroup(g.heading, [replace(c, count=found.get(c.param_value)) for c in g.choices])
-        for g in groups
-    ]
+
+    def counted(c: Choice) -> Choice:
+        return replace(c, count=found.get(c.param_value)) if c.param_value is not None else c
+
+    return [ChoiceGroup(g.heading, [counted(c) for c in g.choices]) for g in groups]
 
 
 def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Section:
