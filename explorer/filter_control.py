@@ -284,6 +284,7 @@ class Pill:
     text: str
     remove_href: str
     reverse: bool = False
+    edit_href: str = ""  # the menu opened at this pill's section
 
 
 @dataclass(frozen=True)
@@ -368,16 +369,23 @@ def _pick(control: FilterControl, rule: Rule, menu: str = "") -> str:
 
 def control_pills(control: FilterControl) -> list[Pill]:
     rule = control.rule
+    menu = control.menu_href(rule)
     pills: list[Pill] = []
     for name, text in rule.pills():
         if name in PARAMS:
+            remove, section = rule_with_condition(rule, name, None), PARAMS[name].condition_key
             pills.append(
                 Pill(
-                    name, text, _pick(control, rule_with_condition(rule, name, None)), PARAMS[name].is_reverse
+                    name,
+                    text,
+                    _pick(control, remove),
+                    PARAMS[name].is_reverse,
+                    with_params(menu, section=section),
                 )
             )
         else:
-            pills.append(Pill(name, text, _pick(control, rule_with_dimension(rule, name, None))))
+            remove = rule_with_dimension(rule, name, None)
+            pills.append(Pill(name, text, _pick(control, remove), edit_href=with_params(menu, section=name)))
     return pills
 
 

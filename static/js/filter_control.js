@@ -94,6 +94,13 @@
   }
 
   document.addEventListener("click", function (event) {
+    // A pill opens the menu at its own section (htmx fetches the section; the keys typed meanwhile are kept).
+    var edit = event.target.closest("[data-fc-open]");
+    if (edit) {
+      var pillMenu = menuOf(edit.dataset.fcOpen);
+      if (pillMenu && !isOpen(pillMenu)) open(pillMenu);
+      return;
+    }
     var toggle = event.target.closest("[data-fc-toggle]");
     if (toggle) {
       var menu = menuOf(toggle.dataset.fcToggle);
@@ -263,6 +270,26 @@
   document.addEventListener("htmx:responseError", clearPicking);
   document.addEventListener("htmx:sendError", clearPicking);
   document.addEventListener("htmx:sendAbort", clearPicking);
+
+  // After a pill is removed focus goes to the pill that took its place, or to the Filter button when it was the
+  // last: never to the page, where a keyboard user would have to start again from the top.
+  var removedPill = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var remove = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest(".pill-remove");
+    if (!remove) return;
+    var row = remove.closest(".pill-row");
+    var pills = Array.prototype.slice.call(row.querySelectorAll(".pill"));
+    var edit = remove.closest(".pill").querySelector("[data-fc-open]");
+    removedPill = { id: edit ? edit.dataset.fcOpen : "fc", index: pills.indexOf(remove.closest(".pill")) };
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!removedPill) return;
+    var where = removedPill;
+    removedPill = null;
+    var pills = document.querySelectorAll('.pill [data-fc-open="' + where.id + '"]');
+    var next = pills[where.index] || document.querySelector('[data-fc-toggle="' + where.id + '"]');
+    if (next) next.focus();
+  });
 
   function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
   window.addEventListener("resize", placeOpen);

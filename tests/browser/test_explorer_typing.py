@@ -67,3 +67,92 @@ def test_zero_under_a_counter_offers_only_never(page: Page, store) -> None:  # n
     page.click('[data-fc-entry="delivered"]')
     page.keyboard.type("0")
     expect(page.locator("[data-fc-choice] .fc-choice-label")).to_have_text(["Never delivered"])
+
+
+# ---------------------------------------------------------------- point 5: pills you can edit
+
+
+def test_clicking_a_pill_opens_its_section_with_its_value_selected(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/?retention=max_opened_count:0&kind=lesson")
+    page.locator('[data-pill="max_opened_count"] .pill-text').click()
+    menu = page.locator("#fc-menu")
+    expect(menu).to_be_visible()
+    expect(menu.locator(".fc-section-head strong")).to_have_text("Chosen")
+    expect(menu.locator('[data-fc-choice][aria-checked="true"] .fc-choice-label')).to_have_text(
+        ["Never chosen"]
+    )
+    expect(page.locator('[data-pill="max_opened_count"] .pill-remove')).to_be_visible()  # removing stays
+    menu.locator("[data-fc-choice]", has_text="2 times or fewer").click()
+    expect(page.locator("#pill-row .pill-text")).to_have_text(["Chosen: 2 times or fewer", "Kind: is lesson"])
+    page.locator('[data-pill="kind"] .pill-text').click()
+    expect(menu.locator(".fc-section-head strong")).to_have_text("Kind")
+    expect(menu.locator('[data-fc-choice][aria-checked="true"] .fc-choice-label')).to_have_text(["lesson"])
+
+
+# ---------------------------------------------------------------- point 4: keyboard only
+
+
+def tab_to(page: Page, selector: str, presses: int = 80) -> None:
+    """Press Tab (keyboard only) until the focused element matches `selector`."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement && document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def focused(page: Page, selector: str) -> bool:
+    return bool(page.evaluate("s => !!document.activeElement && document.activeElement.matches(s)", selector))
+
+
+def test_after_a_pill_is_removed_focus_lands_on_the_next_pill_then_the_filter_button(
+    page: Page, store
+) -> None:  # noqa: ANN001
+    page.goto("/explorer/?retention=min_age_days:30&kind=lesson&host=codex")
+    tab_to(page, '[data-pill="min_age_days"] .pill-remove')
+    page.keyboard.press("Enter")
+    expect(page.locator("#pill-row .pill")).to_have_count(2)
+    expect(page.locator('[data-pill="kind"] .pill-text')).to_be_focused()
+    tab_to(page, '[data-pill="host"] .pill-remove')
+    page.keyboard.press("Enter")
+    expect(page.locator("#pill-row .pill")).to_have_count(1)
+    expect(page.locator("[data-fc-toggle]")).to_be_focused()  # no pill after it
+
+
+def test_a_pill_is_edited_by_keyboard_alone(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/?retention=min_age_days:30")
+    tab_to(page, '[data-pill="min_age_days"] .pill-text')
+    page.keyboard.press("Enter")
+    page.keyboard.type("45")
+    page.keyboard.press("Enter")
+    expect(page.locator("#pill-row .pill-text")).to_have_text(["Created: more than 45 days ago"])
+
+
+def test_after_every_swap_focus_lands_somewhere_sensible_and_every_action_is_reachable_by_keyboard(
+    page: Page,
+    store,  # noqa: ANN001
+) -> None:
+    page.goto("/explorer/")
+    # The detail sheet: open with Enter, close with Escape, focus back on the row it came from.
+    tab_to(page, ".lesson-row .lesson-key")
+    key = page.evaluate("document.activeElement.closest('.lesson-row').dataset.key")
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-sheet]")).to_be_visible()
+    expect(page.locator("[data-sheet-close]")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator(f'.lesson-row[data-key="{key}"] .lesson-key')).to_be_focused()
+    # Load more: focus moves to the first row that arrived.
+    tab_to(page, "[data-load-more]")
+    page.keyboard.press("Enter")
+    expect(page.locator(".lesson-row")).to_have_count(100)
+    expect(page.locator(".lesson-row").nth(50).locator(".lesson-key")).to_be_focused()
+    # A matrix cell: the view narrows and focus is not lost to the page.
+    page.keyboard.press("Home")
+    tab_to(page, "[data-matrix] a.cell")
+    page.keyboard.press("Enter")
+    expect(page.locator("#pill-row .pill")).to_have_count(2)
+    assert not focused(page, "body")
+    # The Archived tab: focus stays on the tab that is now current.
+    tab_to(page, "[data-archived-tab]")
+    page.keyboard.press("Enter")
+    expect(page.locator('[data-archived-tab][aria-current="page"]')).to_be_focused()
