@@ -269,6 +269,7 @@ def page_context(
         "run": run,
         "scope_label": scope_label(state.scope),
         "active_url": state.but(archived=False, run=None).url(),
+        "all_archived_url": state.but(run=None).url(),
         "archived_url": state.but(archived=True).url(),
         "restore_url": reverse("explorer:restore"),
         "clear_search_url": state.but(q="").url(),

@@ -140,7 +140,7 @@ def stat_cards(account: Account, state: ExplorerState, *, now: datetime) -> Stat
     totals = _population(account, state, state.rule, now).aggregate(
         lessons=Count("pk", filter=shown),
         scopes=Count("scope", distinct=True, filter=shown),
-        protected=Count("pk", filter=active & Q(protected=True)),
+        protected=Count("pk", filter=(~active if state.archived else active) & Q(protected=True)),
         archived=Count("pk", filter=~active),
     )
     return StatCards(**{k: int(v or 0) for k, v in totals.items()})
@@ -291,7 +291,7 @@ def _flag(q: Q) -> Case | Value:
 _CARDS_AND_MATRIX = """
 SELECT r, c, scope,
        COUNT(*) FILTER (WHERE x_shown) AS cell,
-       COUNT(*) FILTER (WHERE NOT x_archived AND protected) AS protected,
+       COUNT(*) FILTER (WHERE {status} AND protected) AS protected,
        COUNT(*) FILTER (WHERE x_archived) AS archived
 FROM ({inner}) AS flagged
 GROUP BY r, c, scope
@@ -313,7 +313,9 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     inner = flagged[0].union(*flagged[1:], all=True) if len(flagged) > 1 else flagged[0]
     sql, params = inner.query.sql_with_params()
     with connection.cursor() as cursor:
-        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql), params)
+        # Protected counts the pinned lessons of the status in view (archived ones in the archived view).
+        status = "x_archived" if state.archived else "NOT x_archived"
+        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql, status=status), params)
         grouped = cursor.fetchall()
     cells: dict[tuple[str, str], int] = {}
     lessons = protected = archived = 0

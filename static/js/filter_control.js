@@ -48,6 +48,7 @@
     if (toggle) toggle.setAttribute("aria-expanded", "true");
     place(menu);
     focusFirst(menu);
+    markMore(menu);
   }
 
   function close(menu, refocus) {
@@ -291,7 +292,19 @@
     if (next) next.focus();
   });
 
+  // "More below" while part of the menu is out of sight under its fold.
+  function markMore(menu) {
+    var more = menu.querySelector("[data-fc-more]");
+    if (more) more.hidden = menu.scrollTop + menu.clientHeight >= menu.scrollHeight - 4;
+  }
+  function markOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(markMore); }
+  document.addEventListener("htmx:afterSettle", markOpen);
+  document.addEventListener("input", markOpen);
+  document.addEventListener("scroll", function (event) {
+    if (event.target.classList && event.target.classList.contains("fc-menu")) markMore(event.target);
+  }, true);
+
   function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
-  window.addEventListener("resize", placeOpen);
+  window.addEventListener("resize", function () { placeOpen(); markOpen(); });
   document.addEventListener("scroll", placeOpen, true);
 })();

@@ -156,3 +156,36 @@ def test_after_every_swap_focus_lands_somewhere_sensible_and_every_action_is_rea
     tab_to(page, "[data-archived-tab]")
     page.keyboard.press("Enter")
     expect(page.locator('[data-archived-tab][aria-current="page"]')).to_be_focused()
+
+
+# ---------------------------------------------------------------- point 7: the menu says it scrolls
+
+
+def test_the_filter_menu_says_there_is_more_below_its_fold_until_scrolled_to_the_end(
+    page: Page, store
+) -> None:  # noqa: ANN001
+    page.set_viewport_size({"width": 1400, "height": 600})
+    page.goto("/explorer/")
+    open_menu(page)
+    chosen = page.locator('[data-fc-entry="chosen"]')
+    assert not chosen.evaluate(
+        "el => { const m = el.closest('.fc-menu').getBoundingClientRect(), r = el.getBoundingClientRect();"
+        " return r.bottom <= m.bottom; }"
+    )  # Chosen starts below the fold at this height
+    hint = page.locator("[data-fc-more]")
+    expect(hint).to_be_visible()
+    expect(hint).to_contain_text("More below")
+    page.locator("#fc-menu").evaluate("m => { m.scrollTop = m.scrollHeight; }")
+    expect(hint).to_be_hidden()
+    expect(chosen).to_be_in_viewport()
+
+
+def test_no_page_asks_for_anything_that_is_not_there(page: Page, store) -> None:  # noqa: ANN001
+    missing: list[str] = []
+    page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+    for url in ("/explorer/", "/settings/policies/", "/settings/tokens/"):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+    assert missing == []
+    icon = page.evaluate("document.querySelector('link[rel=icon]').href")
+    assert page.request.get(icon).status == 200
