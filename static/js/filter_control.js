@@ -54,6 +54,7 @@
   function close(menu, refocus) {
     if (usesPopover(menu) && menu.matches(":popover-open")) menu.hidePopover();
     menu.hidden = true;
+    delete menu.dataset.fcLoading;  // keys typed after closing belong to the page, not to a section
     var toggle = toggleOf(menu);
     if (toggle) {
       toggle.setAttribute("aria-expanded", "false");
@@ -155,7 +156,7 @@
   // and pick another section or the wrong direction. Enter among them applies the first offer on arrival.
   function opensSection(elt) { return elt && elt.matches && elt.matches("[data-fc-entry], [data-fc-open]"); }
 
-  function buffering() { return document.querySelector(".fc-menu[data-fc-loading]"); }
+  function buffering() { return document.querySelector(".fc-menu[data-fc-loading]:not([hidden])"); }
 
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (!opensSection(event.detail.elt)) return;

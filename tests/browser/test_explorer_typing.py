@@ -189,3 +189,14 @@ def test_no_page_asks_for_anything_that_is_not_there(page: Page, store) -> None:
     assert missing == []
     icon = page.evaluate("document.querySelector('link[rel=icon]').href")
     assert page.request.get(icon).status == 200
+
+
+def test_keys_typed_after_the_menu_is_closed_belong_to_the_page_again(page: Page, store) -> None:  # noqa: ANN001
+    page.goto("/explorer/")
+    open_menu(page)
+    page.click('[data-fc-entry="chosen"]')
+    page.keyboard.press("Escape")  # closed while the section was on its way
+    expect(page.locator("#fc-menu")).to_be_hidden()
+    page.click("#q")
+    page.keyboard.type("cache")
+    expect(page.locator("#q")).to_have_value("cache")
