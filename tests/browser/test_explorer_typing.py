@@ -193,10 +193,16 @@ def test_no_page_asks_for_anything_that_is_not_there(page: Page, store) -> None:
 
 def test_keys_typed_after_the_menu_is_closed_belong_to_the_page_again(page: Page, store) -> None:  # noqa: ANN001
     page.goto("/explorer/")
+    held: list = []  # the section's request, held until the menu is closed: it is surely still on its way
+    page.route("**/explorer/menu/?*section=chosen*", lambda route: held.append(route))
     open_menu(page)
     page.click('[data-fc-entry="chosen"]')
-    page.keyboard.press("Escape")  # closed while the section was on its way
+    page.wait_for_function("!!document.querySelector('.fc-menu[data-fc-loading]')")
+    page.keyboard.press("Escape")
     expect(page.locator("#fc-menu")).to_be_hidden()
+    assert held  # the request was indeed held
+    for route in held:
+        route.continue_()
     page.click("#q")
     page.keyboard.type("cache")
     expect(page.locator("#q")).to_have_value("cache")
