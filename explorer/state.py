@@ -139,6 +139,7 @@ class ExplorerState:
     run: int | None = None
     matrix: tuple[str, str] = DEFAULT_MATRIX
     notices: tuple[str, ...] = ()
+    successes: tuple[str, ...] = ()  # what an action did ("Restored 3 lessons."), shown apart from warnings
 
     # ------------------------------------------------------------ parsing
 
@@ -202,6 +203,9 @@ class ExplorerState:
 
     def with_notice(self, notice: str) -> ExplorerState:
         return replace(self, notices=(*self.notices, notice))
+
+    def with_success(self, message: str) -> ExplorerState:
+        return replace(self, successes=(*self.successes, message))
 
     # ------------------------------------------------------------ derived
 

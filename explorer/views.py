@@ -238,7 +238,7 @@ def restore_many(request: HttpRequest) -> HttpResponse:
     if not ids:
         state = state.with_notice("Tick the lessons to restore first.")
     else:
-        state = state.with_notice(f"Restored {restored} lesson{'s' if restored != 1 else ''}.")
+        state = state.with_success(f"Restored {restored} lesson{'s' if restored != 1 else ''}.")
     context = page_context(account, state, now=timezone.now(), lazy_stats=True)
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "skip_menu": True})
     return _vary(response)

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -278,6 +279,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = grooming.run_mark_if_abandoned(selectors.run_get(account, run_id))
     context = {
         "run": run,
+        "expected": selectors.run_expected(run),
         "undoable": not run.is_active and grooming.run_undoable(run),
         "archived_url": archived_by_run_url(run.pk),
         "section": "policies",
@@ -311,12 +313,15 @@ def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
     if request.method == "POST":
         name = policy.name
         policy_delete(policy=policy, actor=_actor(request))
-        noun = "lesson" if archived == 1 else "lessons"
-        messages.success(
-            request,
-            f"Deleted the policy “{name}”. The {archived} {noun} it archived stay archived and restorable "
-            "from the Explorer's archived view.",
+        where = "restorable from the Explorer's archived view"
+        kept = (
+            ""
+            if not archived
+            else f" The 1 lesson it archived stays archived and {where}."
+            if archived == 1
+            else f" The {archived:,} lessons it archived stay archived and {where}."
         )
+        messages.success(request, f"Deleted the policy “{Truncator(name).chars(60)}”.{kept}")
         return redirect("policies:list")
     context = {"policy": policy, "archived": archived, "section": "policies"}
     return render(request, "policies/delete.html", context)

@@ -49,6 +49,10 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     page.wait_for_selector('.fc-options[data-fc-for=">40"]')
     shot(page, "menu-typed")
 
+    page.fill("[data-fc-typed]", "")
+    page.wait_for_selector('.fc-options[data-fc-for=""] .fc-count')
+    shot(page, "menu-presets")  # each preset with the lessons it would leave in view
+
     page.click("[data-fc-back]")
     page.click('[data-fc-entry="host"]')
     page.wait_for_selector(".fc-count")
@@ -59,3 +63,9 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     page.click(".lesson-row .lesson-key")
     page.wait_for_selector("[data-sheet]")
     shot(page, "sheet")
+
+    page.keyboard.press("Escape")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/explorer/?retention=min_age_days:90,max_opened_count:0")
+    page.wait_for_selector(".lesson-row")
+    shot(page, "phone")

@@ -153,6 +153,24 @@ def _filtered_view(page: Page) -> None:
     expect(page.locator("#pill-row .pill").first).to_be_visible()
 
 
+def _pill_section_open(page: Page) -> None:
+    _filtered_view(page)
+    page.click('[data-pill="kind"] .pill-text')
+    expect(page.locator("#fc-menu .fc-section-head")).to_be_visible()
+
+
+def _lessons_restored(page: Page) -> None:
+    _archived_view(page)
+    page.locator('#restore-form input[name="ids"]').first.check()
+    page.click("[data-restore-selected]")
+    expect(page.locator(".notice-success")).to_be_visible()
+
+
+def _one_runs_lessons(page: Page) -> None:
+    page.click("text=See the archived lessons in the Explorer")
+    expect(page.locator('[data-pill="run"]')).to_be_visible()
+
+
 def _policy_dialog_open(page: Page) -> None:
     page.click("text=New policy >> nth=0")
     expect(page.locator("#policy-dialog[open]")).to_be_visible()
@@ -185,7 +203,10 @@ STATES: dict[str, list[tuple[str, Callable[[Page], None]]]] = {
         ("detail sheet open", _sheet_open),
         ("archived view", _archived_view),
         ("conditions and filters set", _filtered_view),
+        ("a pill's section open", _pill_section_open),
+        ("lessons just restored", _lessons_restored),
     ],
+    "policies:run": [("one run's archived lessons", _one_runs_lessons)],
     "policies:list": [
         ("New policy dialog open", _policy_dialog_open),
         ("the dialog's filter menu open", _policy_dialog_menu_open),

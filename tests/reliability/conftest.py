@@ -14,7 +14,17 @@ import pytest
 from django.utils import timezone
 
 from lore.accounts import token_create
-from lore.models import Account, Activity, ApiToken, Lesson, LessonEvent, LessonTag, Membership, ReadEvent, TransferJob
+from lore.models import (
+    Account,
+    Activity,
+    ApiToken,
+    Lesson,
+    LessonEvent,
+    LessonTag,
+    Membership,
+    ReadEvent,
+    TransferJob,
+)
 from lore.roles import ALL_SCOPES, Role
 from lore.transfer import export_lines
 from policies import grooming

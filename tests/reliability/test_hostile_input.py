@@ -65,7 +65,9 @@ def test_the_typed_value_parser_offers_only_in_bounds_values_or_says_why(conditi
 def test_a_typed_count_offers_both_directions_when_in_bounds(condition: Any, number: int) -> None:
     result = parse_typed(condition.key, str(number))
     low, high = PARAMS[condition.retention].bounds
-    if low <= number <= high:
+    if number == low:  # "0 times or more" matches every lesson: only the retention direction is offered
+        assert {o.param for o in result.options} == {condition.retention}
+    elif low < number <= high:
         assert {o.param for o in result.options} == {condition.retention, condition.reverse}
     else:
         assert not result.options and result.error
