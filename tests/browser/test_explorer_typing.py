@@ -197,7 +197,7 @@ def test_keys_typed_after_the_menu_is_closed_belong_to_the_page_again(page: Page
     page.route("**/explorer/menu/?*section=chosen*", lambda route: held.append(route))
     open_menu(page)
     page.click('[data-fc-entry="chosen"]')
-    page.wait_for_function("!!document.querySelector('.fc-menu[data-fc-loading]')")
+    expect(page.locator(".fc-menu[data-fc-loading]")).to_have_count(1)
     page.keyboard.press("Escape")
     expect(page.locator("#fc-menu")).to_be_hidden()
     assert held  # the request was indeed held

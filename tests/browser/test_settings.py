@@ -65,9 +65,7 @@ def test_create_retention_policy_from_the_explorer_prefills_the_dialog_and_names
 
     # Removing the Kind filter in the dialog's filter control updates the placeholder name live.
     page.click('#policy-dialog .pill[data-pill="kind"] .pill-remove')
-    page.wait_for_function(
-        "name => document.querySelector('#id_name').placeholder === name", arg=SEED_NAME, timeout=5000
-    )
+    expect(page.locator("#id_name")).to_have_attribute("placeholder", SEED_NAME)
     assert dialog_pills(page) == explorer_pills[:2]
 
     page.click("#policy-dialog button[type=submit]")
@@ -106,9 +104,7 @@ def test_an_auto_policy_built_in_the_dialog_is_saved_disabled(page, account) -> 
     page.click("#policy-dialog [data-fc-toggle]")
     page.click('#policy-dialog [data-fc-entry="chosen"]')
     page.click("#policy-dialog .fc-choice >> text=Never chosen")
-    page.wait_for_function(
-        "document.querySelector('#id_name').placeholder === 'chosen ≤ 0× in all scopes'", timeout=5000
-    )
+    expect(page.locator("#id_name")).to_have_attribute("placeholder", "chosen ≤ 0× in all scopes")
     page.keyboard.press("Escape")
     page.check("#policy-dialog input[name=mode][value=auto]")
     page.fill("#id_name", "noise tax")
