@@ -63,7 +63,10 @@ def store_ensure(lessons: int, *, log: bool = True) -> tuple[Account, bool]:
 def _store_clear(account: Account) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lesson")
+            cursor.execute(
+                "TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lessonband, lore_supersedesclaim, "
+                "lore_findingmember, lore_finding, lore_lesson"
+            )
     else:
         Lesson.objects.filter(account=account).delete()
         ReadEvent.objects.filter(account=account).delete()

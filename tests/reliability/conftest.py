@@ -6,7 +6,7 @@ it before and after an attack and asserts it did not move.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from lore.accounts import token_create
-from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, ReadEvent
+from lore.models import Account, ApiToken, Finding, FindingMember, Lesson, LessonEvent, LessonTag, ReadEvent
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -37,6 +37,7 @@ class World:
     run: PolicyRun
     token: ApiToken
     raw_token: str
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -86,7 +87,26 @@ def world_build(account: Account) -> World:
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
-    return World(account, active, archived, protected, policy, global_policy, run, token, raw)
+    findings = [_finding(account, active, "open"), _finding(account, archived, "applied", run)]
+    return World(account, active, archived, protected, policy, global_policy, run, token, raw, findings)
+
+
+def _finding(account: Account, lesson: Lesson, status: str, run: PolicyRun | None = None) -> Finding:
+    """A finding of A's (open: B would apply or dismiss it; applied by `run`: B would undo it)."""
+    finding = Finding.objects.create(
+        account=account,
+        kind=Finding.Kind.EXPIRED_EPHEMERA,
+        status=status,
+        family=SCOPE,
+        fingerprint=f"{A_MARKER}-{status}",
+        summary=f"{A_MARKER} finding",
+        applied_run=run,
+        created_at=timezone.now(),
+    )
+    FindingMember.objects.create(
+        finding=finding, lesson=lesson, action="retire", why=A_MARKER, updated_at=lesson.updated_at
+    )
+    return finding
 
 
 def _rows(qs: Any) -> list[dict[str, Any]]:
@@ -104,6 +124,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "policies": _rows(RetentionPolicy.objects.filter(account=account)),
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
+        "findings": _rows(Finding.objects.filter(account=account)),
     }
 
 

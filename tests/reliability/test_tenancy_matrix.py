@@ -77,6 +77,7 @@ def _path_targets(path: str, world: World) -> list[tuple[str, str]]:
         "policy_id": [p.pk for p in world.policies],
         "run_id": [world.run.pk],
         "token_id": [world.token.pk],
+        "finding_id": [f.pk for f in world.findings],
     }
     params = [p["name"] for p in _operation_params(path)]
     if not params:
