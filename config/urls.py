@@ -15,4 +15,5 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("explorer/", include("explorer.urls")),
     path("settings/", include("policies.urls")),
+    path("findings/", include("explorer.findings_urls")),
 ]

@@ -505,6 +505,11 @@ class Finding(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} finding {self.pk}"
 
+    @property
+    def retire_count(self) -> int:
+        """How many lessons an apply retires (from the prefetched members)."""
+        return sum(1 for m in self.members.all() if m.action == FindingMember.Action.RETIRE)
+
 
 class FindingMember(models.Model):
     """One lesson of a finding: what is proposed for it (keep or retire) and why. `updated_at` is the lesson's
