@@ -339,6 +339,7 @@ def cli_attempts(command: tuple[str, ...], world: World) -> list[tuple[list[str]
         ("search",): [(["a-secret"], "own", None)],
         ("export",): [([], "own", None)],
         ("import",): [(["-"], "own", import_line)],
+        ("garden",): [(["--apply", str(world.findings[0].pk)], NOT_FOUND, None)],
     }
     assert command in cases, f"lorekit {' '.join(command)}: teach the tenancy matrix how B would aim it at A"
     return [([*command, *args], expected, stdin) for args, expected, stdin in cases[command]]
@@ -443,6 +444,8 @@ def mcp_attempts(world: World) -> dict[str, list[tuple[dict[str, Any], str]]]:
             ({"policy_id": world.global_policy.pk}, "refused"),
             ({"scope": SCOPE, "min_age_days": 1}, "own"),
         ],
+        "garden.report": [({}, "own"), ({"status": "applied", "run": True}, "own")],
+        "garden.apply": [({"id": world.findings[0].pk}, "refused")],
     }
 
 
