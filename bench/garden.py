@@ -132,6 +132,13 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+# The fresh process: Django is set up before bench.garden (which imports models) is imported.
+INVENTORY_PROCESS = (
+    "import json, sys, django; django.setup(); from bench.garden import inventory_bench; "
+    "from lore.models import Account; print(json.dumps(inventory_bench(Account.objects.get(pk=int(sys.argv[1])))))"
+)
+
+
 def inventory_bench_process(account: Account) -> dict[str, Any]:
     """`inventory_bench` in a fresh process (as a worker runs it), so its peak RSS is the inventory's alone. On
     SQLite (the smoke test's in-memory database cannot be shared) it runs here instead."""
@@ -140,7 +147,7 @@ def inventory_bench_process(account: Account) -> dict[str, Any]:
         return inventory_bench(account) | {"rss_of": "the bench process"}
     url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     done = subprocess.run(
-        [sys.executable, "-m", "bench.garden", str(account.pk)],
+        [sys.executable, "-c", INVENTORY_PROCESS, str(account.pk)],
         capture_output=True,
         text=True,
         env={**os.environ, "DATABASE_URL": url},
@@ -172,10 +179,3 @@ def inventory_bench(account: Account) -> dict[str, Any]:
         "nightly_examined": nightly.examined,
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }
-
-
-if __name__ == "__main__":  # python -m bench.garden ACCOUNT_ID (DATABASE_URL in the environment)
-    import django
-
-    django.setup()
-    print(json.dumps(inventory_bench(Account.objects.get(pk=int(sys.argv[1])))))

@@ -84,7 +84,13 @@ def store_vacuum() -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        for table in ("lore_lesson", "lore_lessontag", "lore_lessonevent", "lore_readevent"):
+        for table in (
+            "lore_lesson",
+            "lore_lessontag",
+            "lore_lessonevent",
+            "lore_readevent",
+            "lore_lessonband",
+        ):
             cursor.execute(f"VACUUM ANALYZE {table}")
 
 

@@ -112,6 +112,9 @@ def _active(account: Account) -> Any:
 
 
 def _bucket_sql(since: datetime | None) -> tuple[str, list[Any]]:
+    """Every bucket (band hash) of more than one lesson, with its first GARDEN_BUCKET_MAX lesson ids. On PostgreSQL
+    the buckets come from one GROUP BY over the index and each bucket's ids from a LATERAL index range (nothing is
+    sorted); elsewhere a window over the same rows. Params: account, [account, account, since,] account, limit."""
     band, lesson = LessonBand._meta.db_table, Lesson._meta.db_table
     changed, params = "", []
     if since is not None:
@@ -120,13 +123,22 @@ def _bucket_sql(since: datetime | None) -> tuple[str, list[Any]]:
             "WHERE c.account_id = %s AND l.account_id = %s AND l.updated_at > %s AND l.archived_at IS NULL)"
         )
         params = [since]
-    sql = f"""
-        SELECT hash, lesson_id FROM (
-            SELECT hash, lesson_id, count(*) OVER (PARTITION BY hash) AS n,
-                   row_number() OVER (PARTITION BY hash ORDER BY lesson_id) AS rn
-            FROM {band} WHERE account_id = %s {changed}
-        ) buckets WHERE n > 1 AND rn <= %s ORDER BY hash, lesson_id
-    """
+    if connection.vendor == "postgresql":
+        sql = f"""
+            SELECT g.hash, b.lesson_id FROM (
+                SELECT hash FROM {band} WHERE account_id = %s {changed} GROUP BY hash HAVING count(*) > 1
+            ) g CROSS JOIN LATERAL (
+                SELECT lesson_id FROM {band} WHERE account_id = %s AND hash = g.hash ORDER BY lesson_id LIMIT %s
+            ) b ORDER BY g.hash, b.lesson_id
+        """
+    else:
+        sql = f"""
+            SELECT hash, lesson_id FROM (
+                SELECT hash, lesson_id, count(*) OVER (PARTITION BY hash) AS n,
+                       row_number() OVER (PARTITION BY hash ORDER BY lesson_id) AS rn
+                FROM {band} WHERE account_id = %s {changed}
+            ) buckets WHERE n > 1 AND rn <= %s ORDER BY hash, lesson_id
+        """
     return sql, params
 
 
@@ -134,7 +146,12 @@ def candidate_groups(account: Account, since: datetime | None) -> list[list[int]
     """Lessons that share a band hash, joined into groups (lessons linked through any shared band are one
     group), from one SQL pass over LessonBand. With `since`: only buckets holding a lesson written since."""
     sql, params = _bucket_sql(since)
-    args = [account.pk, *([account.pk, account.pk, *params] if since else []), GARDEN_BUCKET_MAX.value]
+    args: list[Any] = [account.pk, *([account.pk, account.pk, *params] if since else [])]
+    args += (
+        [account.pk, GARDEN_BUCKET_MAX.value]
+        if connection.vendor == "postgresql"
+        else [GARDEN_BUCKET_MAX.value]
+    )
     parent: dict[int, int] = {}
 
     def root(x: int) -> int:
