@@ -23,6 +23,7 @@ STALE_RUNS_TASK = "policies.tasks.runs_mark_stale"
 PURGE_TASK = "lore.tasks.nightly_purge"
 GARDEN_TASK = "lore.tasks.nightly_garden"
 GARDEN_DELAY_MINUTES = 30  # after the sweep's tick: the sweep's archive runs go first
+TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
 CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
 app = Celery("lore")
@@ -66,6 +67,7 @@ def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
         "nightly-garden": {"task": GARDEN_TASK, "schedule": garden_schedule(spec)},
         # Every minute: a run whose worker died is marked interrupted within a minute of its last heartbeat.
         "stale-runs": {"task": STALE_RUNS_TASK, "schedule": crontab(minute="*")},
+        "expired-transfers": {"task": TRANSFERS_EXPIRE_TASK, "schedule": crontab(minute="17")},
     }
 
 

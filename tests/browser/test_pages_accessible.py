@@ -28,6 +28,7 @@ from lore.conditions import Rule
 from lore.demo import demo_store_create
 from lore.garden.inventory import garden_inventory
 from lore.models import Account, Finding, Lesson
+from lore.transfer_jobs import export_job_start, transfer_job_execute
 from policies import grooming
 from policies.services import policy_create
 
@@ -81,12 +82,15 @@ def url_arguments(account: Account) -> dict[str, object]:
     garden_inventory(account, full=True)  # the demo store repeats its topics: the Findings page has findings
     finding = Finding.objects.filter(account=account).order_by("pk").first()
     assert finding is not None
+    job = export_job_start(account=account, actor="user:alice")
+    transfer_job_execute(job.pk)
     return {
         "finding_id": finding.pk,
         "lesson_id": lesson.pk,  # type: ignore[union-attr]
         "policy_id": unused.pk,
         "run_id": run.pk,
         "token_id": token.pk,
+        "job_id": job.pk,
         "action": "pin",
         "slug": getattr(account, "slug", ""),
         "account_slug": getattr(account, "slug", ""),

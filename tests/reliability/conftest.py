@@ -14,7 +14,17 @@ import pytest
 from django.utils import timezone
 
 from lore.accounts import token_create
-from lore.models import Account, ApiToken, Finding, FindingMember, Lesson, LessonEvent, LessonTag, ReadEvent
+from lore.models import (
+    Account,
+    ApiToken,
+    Finding,
+    FindingMember,
+    Lesson,
+    LessonEvent,
+    LessonTag,
+    ReadEvent,
+    TransferJob,
+)
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -37,6 +47,7 @@ class World:
     run: PolicyRun
     token: ApiToken
     raw_token: str
+    job: TransferJob
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -84,11 +95,17 @@ def world_build(account: Account) -> World:
         enabled=True,
     )
     token, raw = token_create(account=account, name=f"{A_MARKER} laptop")
+    job = TransferJob.objects.create(
+        account=account,
+        kind=TransferJob.Kind.EXPORT,
+        status=TransferJob.Status.DONE,
+        file_name="a-export.ndjson",
+    )
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
     findings = [_finding(account, active, "open"), _finding(account, archived, "applied", run)]
-    return World(account, active, archived, protected, policy, global_policy, run, token, raw, findings)
+    return World(account, active, archived, protected, policy, global_policy, run, token, raw, job, findings)
 
 
 def _finding(account: Account, lesson: Lesson, status: str, run: PolicyRun | None = None) -> Finding:
@@ -125,6 +142,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
         "findings": _rows(Finding.objects.filter(account=account)),
+        "transfer_jobs": _rows(TransferJob.objects.filter(account=account)),
     }
 
 
