@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -17,7 +18,8 @@ class Size:
 
     @property
     def database(self) -> str:
-        return f"lore_bench_{self.label}"
+        # BENCH_DB_PREFIX: several people benching on one server each keep their own stores.
+        return f"{os.environ.get('BENCH_DB_PREFIX', 'lore_bench')}_{self.label}"
 
     @property
     def tier(self) -> str:

@@ -135,6 +135,28 @@ def runs_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def garden_table(results: dict[str, Any]) -> list[str]:
+    """Precision/recall on the labelled corpus (targets: precision ≥ 0.95 per kind, recall ≥ 0.8 for
+    near-verbatim duplicates and ephemera) and the inventory's time and RSS (target at 1M: ≤ 120 s, < 300 MB)."""
+    lines = [
+        "| size | precision dup / superseded / ephemera | recall near-verbatim / ephemera | full inventory | "
+        "examined | findings | nightly re-run (after 100 rewrites) | examined | peak RSS |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results["sizes"].values():
+        garden = result.get("garden")
+        if not garden:
+            continue
+        p, r, inv = garden["corpus"]["precision"], garden["corpus"]["recall"], garden["inventory"]
+        lines.append(
+            f"| {result['size']} | {p['near_duplicate']} / {p['superseded']} / {p['expired_ephemera']} | "
+            f"{r['near_verbatim_duplicates']} / {r['expired_ephemera']} | {inv['full_s']} s | "
+            f"{inv['full_examined']:,} | {inv['full_found']:,} | {inv['nightly_s']} s | "
+            f"{inv['nightly_examined']:,} | {inv['peak_rss_mb']} MB |"
+        )
+    return lines
+
+
 def web_table(results: dict[str, Any]) -> list[str]:
     lines = [
         "| size | views | requests | worker RSS idle | worker peak RSS (VmHWM) |",
@@ -184,6 +206,10 @@ def generated_markdown(results: dict[str, Any]) -> str:
         "### Web process (gunicorn, 1 worker, driven over HTTP)",
         "",
         *web_table(results),
+        "",
+        "### The gardener (docs/gardener.md): labelled corpus and inventory",
+        "",
+        *garden_table(results),
     ]
     missing = {r["size"]: r["not_available"] for r in results["sizes"].values() if r["not_available"]}
     if missing:

@@ -64,7 +64,10 @@ def store_ensure(lessons: int, *, log: bool = True) -> tuple[Account, bool]:
 def _store_clear(account: Account) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lesson")
+            cursor.execute(
+                "TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lessonband, lore_supersedesclaim, "
+                "lore_findingmember, lore_finding, lore_lesson"
+            )
     else:
         Lesson.objects.filter(account=account).delete()
         ReadEvent.objects.filter(account=account).delete()
@@ -82,7 +85,13 @@ def store_vacuum() -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        for table in ("lore_lesson", "lore_lessontag", "lore_lessonevent", "lore_readevent"):
+        for table in (
+            "lore_lesson",
+            "lore_lessontag",
+            "lore_lessonevent",
+            "lore_readevent",
+            "lore_lessonband",
+        ):
             cursor.execute(f"VACUUM ANALYZE {table}")
 
 

@@ -98,6 +98,11 @@ def bench_size(
             "ours": web_drive(ours, ctx, requests=web_requests),
             "admin": web_drive(admin, ctx, requests=max(len(admin), web_requests // 10)),
         }
+    if _wanted("garden", only):
+        from bench.garden import corpus_bench, inventory_bench_process
+
+        _log(f"[{size.label}] the gardener: labelled corpus, then a full inventory and a nightly re-run")
+        result["garden"] = {"corpus": corpus_bench(), "inventory": inventory_bench_process(account)}
     if archive and _wanted("archive", only):
         _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
         result["archive"] = archive_run_measure(ids)

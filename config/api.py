@@ -14,6 +14,7 @@ from ninja.operation import Operation
 
 from lore.api.auth import BearerToken
 from lore.api.errors import ObjectParser, install_error_handlers
+from lore.api.garden import findings_router, garden_router
 from lore.api.memories import router as memories_router
 from policies.api import groom_router
 from policies.api import router as policies_router
@@ -63,3 +64,5 @@ install_error_handlers(api)
 api.add_router("/memories/groom", groom_router)
 api.add_router("/memories", memories_router)
 api.add_router("/policies", policies_router)
+api.add_router("/findings", findings_router)
+api.add_router("/garden", garden_router)

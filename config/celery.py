@@ -21,6 +21,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 SWEEP_TASK = "policies.tasks.nightly_sweep"
 STALE_RUNS_TASK = "policies.tasks.runs_mark_stale"
 PURGE_TASK = "lore.tasks.nightly_purge"
+GARDEN_TASK = "lore.tasks.nightly_garden"
+GARDEN_DELAY_MINUTES = 30  # after the sweep's tick: the sweep's archive runs go first
 TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
 CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
@@ -43,11 +45,26 @@ def sweep_schedule(spec: str) -> crontab:
         raise ImproperlyConfigured(f"LORE_SWEEP_CRONTAB={spec!r} is not a valid crontab: {exc}") from exc
 
 
+def garden_schedule(spec: str) -> crontab:
+    """The gardener's crontab: the sweep's, GARDEN_DELAY_MINUTES later (same days; a sweep that fires at minutes
+    past 30 moves the garden into the next hour)."""
+    sweep = sweep_schedule(spec)
+    minute, hour, *rest = str(spec).split()
+    if len(sweep.minute) != 1 or len(sweep.hour) != 1:
+        return sweep  # a sweep that fires many times a night: the gardener goes with each tick
+    total = next(iter(sweep.hour)) * 60 + next(iter(sweep.minute)) + GARDEN_DELAY_MINUTES
+    return crontab(
+        **dict(zip(CRONTAB_FIELDS, [str(total % 60), str((total // 60) % 24), *rest], strict=True))
+    )
+
+
 def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
-    """The nightly sweep: retention policies, then (same tick, its own task) the purge of long-archived lessons."""
+    """The nightly sweep: retention policies, then (same tick, its own task) the purge of long-archived lessons,
+    then, GARDEN_DELAY_MINUTES later, the gardener's inventory of what changed."""
     return {
         "nightly-retention-sweep": {"task": SWEEP_TASK, "schedule": sweep_schedule(spec)},
         "nightly-purge": {"task": PURGE_TASK, "schedule": sweep_schedule(spec)},
+        "nightly-garden": {"task": GARDEN_TASK, "schedule": garden_schedule(spec)},
         # Every minute: a run whose worker died is marked interrupted within a minute of its last heartbeat.
         "stale-runs": {"task": STALE_RUNS_TASK, "schedule": crontab(minute="*")},
         "expired-transfers": {"task": TRANSFERS_EXPIRE_TASK, "schedule": crontab(minute="17")},

@@ -39,4 +39,5 @@ urlpatterns = [
     path("explorer/", include("explorer.urls")),
     path("settings/", include("policies.urls")),
     path("settings/", include("members.urls")),
+    path("findings/", include("explorer.findings_urls")),
 ]

@@ -32,6 +32,7 @@ from explorer.page import (
 from explorer.state import ExplorerState
 from lore.access import account_of, account_view
 from lore.activity import person
+from lore.garden.selectors import lesson_supersedes
 from lore.models import Lesson, LessonEvent
 from lore.roles import Role
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
@@ -173,6 +174,8 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
             "events": events,
             "dims": sheet_dimensions(lesson),
             "signals": signal_values(lesson),
+            "superseded_by": lesson.superseded_by if lesson.superseded_by_id else None,
+            "supersedes": lesson_supersedes(lesson),
         },
     )
     if changed:

@@ -20,7 +20,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from lore.models import Account, Lesson, LessonTag, ReadEvent
+from lore.garden.signatures import band_hashes
+from lore.models import Account, Lesson, LessonBand, LessonTag, ReadEvent
 
 REPOS = {
     "acme/app": ["main", "feat/billing-v2", "fix/login-redirect", "chore/deps"],
@@ -167,6 +168,7 @@ def _lesson_rows(account: Account, count: int, rng: random.Random, now: datetime
             "archived_at": archived,
             "archived_by_run_id": None,
             "archive_reason": "archived by hand" if archived else "",
+            "superseded_by_id": None,
         }
 
 
@@ -201,6 +203,13 @@ def _insert_postgres(rows: list[dict[str, Any]]) -> list[int]:
             for pk, row in zip(ids, rows, strict=True):
                 for tag in row["tags"]:
                     copy.write_row([pk, row["account_id"], tag])
+        # The gardener's signatures, kept by every writer (lore.garden.signatures).
+        with cursor.cursor.copy(
+            f"COPY {LessonBand._meta.db_table} (lesson_id, account_id, hash) FROM STDIN"
+        ) as copy:
+            for pk, row in zip(ids, rows, strict=True):
+                for value in band_hashes(row["scope"], row["key"], row["content"]):
+                    copy.write_row([pk, row["account_id"], value])
     return ids
 
 
@@ -223,6 +232,14 @@ def _insert_generic(rows: list[dict[str, Any]]) -> list[int]:
         cursor.executemany(
             f"INSERT INTO {LessonTag._meta.db_table} (lesson_id, account_id, tag) VALUES (%s, %s, %s)",
             [(pk, row["account_id"], tag) for pk, row in zip(ids, rows, strict=True) for tag in row["tags"]],
+        )
+        cursor.executemany(
+            f"INSERT INTO {LessonBand._meta.db_table} (lesson_id, account_id, hash) VALUES (%s, %s, %s)",
+            [
+                (pk, row["account_id"], value)
+                for pk, row in zip(ids, rows, strict=True)
+                for value in band_hashes(row["scope"], row["key"], row["content"])
+            ],
         )
     return ids
 

@@ -11,8 +11,16 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, MAX_FILTER_VALUES
+from lore.limits import SUPERSEDES_MAX
 from lore.models import Lesson
-from lore.scopes import ScopeError, parse_scope, validate_dimension_value, validate_key
+from lore.scopes import (
+    Address,
+    ScopeError,
+    parse_address,
+    parse_scope,
+    validate_dimension_value,
+    validate_key,
+)
 
 MAX_CONTENT = 100_000
 SCALAR_DIMENSIONS = tuple(d.name for d in DIMENSIONS if not d.is_tags and d.name != "owner")
@@ -83,6 +91,24 @@ def _content(raw: object) -> str:
     return raw
 
 
+def _supersedes(raw: object, scope: str, key: str) -> list[Address]:
+    """`supersedes`: the addresses (SCOPE::KEY) of lessons this one replaces; never itself."""
+    if raw in (None, "", []):
+        return []
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(a, str) for a in raw):
+        raise FieldError("supersedes", "must be a list of addresses (SCOPE::KEY)")
+    SUPERSEDES_MAX.check(len(raw), "supersedes")
+    try:
+        addresses = list(dict.fromkeys(parse_address(a) for a in raw))
+    except ScopeError as exc:
+        raise FieldError("supersedes", exc.message) from exc
+    if Address(scope, key) in addresses:
+        raise FieldError("supersedes", "a lesson cannot supersede itself")
+    return addresses
+
+
 @dataclass
 class LessonInput:
     scope: str
@@ -90,6 +116,7 @@ class LessonInput:
     content: str
     tags: list[str] = field(default_factory=list)
     dims: dict[str, str] = field(default_factory=dict)
+    supersedes: list[Address] = field(default_factory=list)
 
     @classmethod
     def from_data(cls, data: Mapping[str, object]) -> LessonInput:
@@ -107,7 +134,8 @@ class LessonInput:
         for name in SCALAR_DIMENSIONS:
             raw = data.get(name)
             dims[name] = "" if raw in (None, "") else dimension_value(name, raw)
-        return cls(scope=scope, key=key, content=content, tags=tags, dims=dims)
+        supersedes = _supersedes(data.get("supersedes"), scope, key)
+        return cls(scope=scope, key=key, content=content, tags=tags, dims=dims, supersedes=supersedes)
 
 
 def parse_count(data: Mapping[str, object], name: str, default: int = 0) -> int:

@@ -203,6 +203,60 @@ PURGE_BATCH = Limit(
     why="a failed batch rolls back whole and is taken again by the next sweep",
 )
 
+SUPERSEDES_MAX = Limit(
+    "SUPERSEDES_MAX",
+    20,
+    "addresses",
+    "in a lesson's `supersedes`",
+    field="supersedes",
+    why="each one is a proposal the gardener makes",
+)
+GARDEN_BATCH = Limit(
+    "GARDEN_BATCH",
+    2000,
+    "lessons",
+    "read per batch by the gardener's inventory",
+    setting="LORE_GARDEN_BATCH",
+    why="the inventory streams the store in keyset batches; memory stays flat",
+)
+GARDEN_BUCKET_MAX = Limit(
+    "GARDEN_BUCKET_MAX",
+    200,
+    "lessons",
+    "compared in one group of look-alike lessons",
+    setting="LORE_GARDEN_BUCKET_MAX",
+    why="pairwise checks are bounded; the rest of a bigger group is taken by a later inventory",
+)
+GARDEN_CLAIMS_MAX = Limit(
+    "GARDEN_CLAIMS_MAX",
+    5000,
+    "supersession claims",
+    "matched per inventory",
+    setting="LORE_GARDEN_CLAIMS_MAX",
+)
+GARDEN_FINDINGS_MAX = Limit(
+    "GARDEN_FINDINGS_MAX",
+    2000,
+    "findings",
+    "proposed per inventory",
+    setting="LORE_GARDEN_FINDINGS_MAX",
+    why="a review queue nobody can read is no report; apply or dismiss and the next run proposes more",
+)
+GARDEN_APPLY_CAP_MAX = Limit(
+    "GARDEN_APPLY_CAP_MAX",
+    500,
+    "lessons",
+    "as an account's apply cap (default 25: one apply retires at most the cap)",
+    field="garden_apply_cap",
+)
+GARDEN_TIME_LIMIT = Limit(
+    "GARDEN_TIME_LIMIT",
+    600,
+    "seconds",
+    "for one inventory task (then it stops; the next one starts over)",
+    setting="LORE_GARDEN_TIME_LIMIT",
+)
+FINDINGS_PAGE_MAX = Limit("FINDINGS_PAGE_MAX", 200, "findings", "per page", field="limit")
 TRANSFER_EXPIRES = Limit(
     "TRANSFER_EXPIRES",
     24 * 3600,

@@ -25,6 +25,10 @@ class Account(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Archived lessons are hard-deleted (leaving a Tombstone) this many days after they were archived; 0 = never.
     purge_after_days = models.PositiveIntegerField(default=180)
+    # The gardener (docs/gardener.md): one apply retires at most this many lessons; ephemera older than this many
+    # days (since their last write) are proposed for retirement.
+    garden_apply_cap = models.PositiveIntegerField(default=25)
+    garden_ephemera_days = models.PositiveIntegerField(default=14)
 
     def __str__(self) -> str:
         return self.name
@@ -129,6 +133,11 @@ class Lesson(models.Model):
         db_index=False,  # lesson_archived_by_run below, partial and ordered for "Undo run"
     )
     archive_reason = models.CharField(max_length=200, blank=True, default="")
+    # Set when the gardener retires this lesson in favour of another (a near duplicate's keeper, or the lesson
+    # that says it supersedes this one); cleared when the lesson is restored or rewritten.
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes", db_index=False
+    )
 
     class Meta:
         constraints = [
@@ -184,6 +193,12 @@ class Lesson(models.Model):
                 fields=["account", "-archived_at", "-id"],
                 name="lesson_archived_recent",
                 condition=models.Q(archived_at__isnull=False),
+            ),
+            # The sheet's "Supersedes" links: only retired lessons carry one.
+            models.Index(
+                fields=["superseded_by"],
+                name="lesson_superseded_by",
+                condition=models.Q(superseded_by__isnull=False),
             ),
         ]
 
@@ -361,6 +376,10 @@ class Activity(models.Model):
         POLICY_DELETED = "policy.deleted", "deleted a policy"
         RUN_STARTED = "run.started", "ran a policy"
         RUN_UNDONE = "run.undone", "undid a run"
+        FINDING_APPLIED = "finding.applied", "applied a finding"
+        FINDING_DISMISSED = "finding.dismissed", "dismissed a finding"
+        FINDING_UNDONE = "finding.undone", "undid a finding"
+        GARDEN_RUN = "garden.run", "ran the gardener"
         MEMBER_INVITED = "member.invited", "invited a member"
         MEMBER_ADDED = "member.added", "added a member"
         MEMBER_ROLE = "member.role", "changed a role"
@@ -392,6 +411,139 @@ class Activity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor} {self.action} {self.subject}"
+
+
+# ---------------------------------------------------------------- the gardener (docs/gardener.md)
+
+
+class LessonBand(models.Model):
+    """One LSH band of a lesson's MinHash signature, kept at write time (lore.garden.signatures). Lessons that
+    share a band hash are candidate near duplicates: the inventory finds them with a GROUP BY on this table.
+    The hash mixes in the lesson's scope family and the band's number, so a bucket never crosses families."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="+")
+    hash = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "hash", "lesson"], name="lessonband_bucket")]
+
+    def __str__(self) -> str:
+        return f"band {self.hash} of {self.lesson_id}"
+
+
+class SupersedesClaim(models.Model):
+    """An explicit `supersedes: [scope::key]` written with a lesson: the named lesson is proposed for
+    retirement in favour of this one. Replaced on every write of the lesson."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="supersedes_claims")
+    scope = models.CharField(max_length=600)
+    key = models.CharField(max_length=512)
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "lesson"], name="supersedesclaim_lesson")]
+
+    def __str__(self) -> str:
+        return f"{self.lesson_id} supersedes {self.scope}::{self.key}"
+
+
+class GardenRun(models.Model):
+    """One inventory of an account. A nightly run examines only lessons written since the last finished one."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    trigger = models.CharField(max_length=16, default="manual")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
+    full = models.BooleanField(default=True, help_text="examined every lesson, not only what changed")
+    since = models.DateTimeField(null=True, blank=True, help_text="examined lessons written after this")
+    examined = models.PositiveIntegerField(default=0)
+    found = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "-started_at"], name="gardenrun_recent")]
+
+    def __str__(self) -> str:
+        return f"garden run {self.pk} of account {self.account_id}: {self.status}"
+
+
+class Finding(models.Model):
+    """A group of lessons the gardener proposes to retire (some kept), with its evidence. Nothing changes until
+    a person or a `groom` token applies it; a dismissed finding comes back only when a member's content changes
+    (its fingerprint, a hash of its members' ids and contents, is then different)."""
+
+    class Kind(models.TextChoices):
+        NEAR_DUPLICATE = "near_duplicate", "near duplicate"
+        SUPERSEDED = "superseded", "superseded"
+        EXPIRED_EPHEMERA = "expired_ephemera", "expired ephemera"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DISMISSED = "dismissed"
+        APPLIED = "applied"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
+    family = models.CharField(
+        max_length=600, help_text="the scope family: a repo (and its branches) or a scope"
+    )
+    fingerprint = models.CharField(max_length=64)
+    evidence = models.JSONField(default=dict, blank=True)
+    summary = models.CharField(max_length=500, blank=True, default="")
+    garden_run = models.ForeignKey(
+        GardenRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    applied_run = models.ForeignKey(
+        "policies.PolicyRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_by = models.CharField(max_length=200, blank=True, default="")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "kind", "fingerprint"], name="finding_unique_fingerprint"
+            )
+        ]
+        indexes = [models.Index(fields=["account", "status", "kind", "-id"], name="finding_list")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} finding {self.pk}"
+
+    @property
+    def retire_count(self) -> int:
+        """How many lessons an apply retires (from the prefetched members)."""
+        return sum(1 for m in self.members.all() if m.action == FindingMember.Action.RETIRE)
+
+
+class FindingMember(models.Model):
+    """One lesson of a finding: what is proposed for it (keep or retire) and why. `updated_at` is the lesson's
+    at the inventory: apply re-checks it, so a lesson rewritten since is never retired on stale evidence."""
+
+    class Action(models.TextChoices):
+        KEEP = "keep"
+        RETIRE = "retire"
+
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="members")
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="+")
+    action = models.CharField(max_length=8, choices=Action.choices)
+    why = models.CharField(max_length=500, blank=True, default="")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["finding", "lesson"], name="findingmember_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.lesson_id}"
 
 
 class TransferJob(models.Model):

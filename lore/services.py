@@ -18,6 +18,7 @@ from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from lore.activity import activity_record
+from lore.garden.signatures import claims_sync, signatures_sync
 from lore.inputs import LessonInput
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, ReadEvent
 
@@ -113,9 +114,19 @@ def lesson_write(
     now: datetime | None = None,
 ) -> tuple[Lesson, bool]:
     """Write a lesson (upsert on scope+key). A rewrite is a recurrence; a rewrite of an archived key restores it.
+    Its gardener signature and its `supersedes` claims are kept in the same transaction.
 
     Returns (lesson, created).
     """
+    lesson, created = _lesson_upsert(account=account, data=data, owner=owner, actor=actor, now=now)
+    signatures_sync(account, [lesson])
+    claims_sync(account, {lesson.pk: data.supersedes})
+    return lesson, created
+
+
+def _lesson_upsert(
+    *, account: Account, data: LessonInput, owner: str, actor: str, now: datetime | None
+) -> tuple[Lesson, bool]:
     now = now or timezone.now()
     fields = {"content": data.content, "tags": data.tags, **data.dims}
     existing = (
@@ -147,6 +158,7 @@ def lesson_write(
         archived_at=None,
         archived_by_run=None,
         archive_reason="",
+        superseded_by=None,
         **fields,
     )
     if was_archived:
@@ -225,12 +237,13 @@ def lessons_archive(
     guard: Q | None = None,
     run_id: int | None = None,
     reason: str = "",
+    superseded_by: int | None = None,
     actor: str = "",
     now: datetime | None = None,
 ) -> list[int]:
     """Archive these lessons in one UPDATE that repeats `guard` (the candidate predicate), so a lesson
     restored or rewritten since it was selected is skipped. A protected lesson is never archived, by a run or by
-    hand. Returns the ids archived."""
+    hand. `superseded_by` records the lesson that replaces them (the gardener). Returns the ids archived."""
     now = now or timezone.now()
     with transaction.atomic():
         archived = _update_returning_ids(
@@ -240,6 +253,7 @@ def lessons_archive(
             archived_at=now,
             archived_by_run_id=run_id,
             archive_reason=reason[:200],
+            superseded_by_id=superseded_by,
         )
         if archived:
             events_for(
@@ -372,7 +386,7 @@ def lessons_restore(
                 return total
             first = first or batch[:1]
             Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(
-                archived_at=None, archived_by_run=None, archive_reason=""
+                archived_at=None, archived_by_run=None, archive_reason="", superseded_by=None
             )
             events_for(
                 Lesson.objects.filter(pk__in=batch),

@@ -1,4 +1,4 @@
-"""Celery tasks of the store: thin, idempotent. The work is in lore.purge and lore.transfer_jobs."""
+"""Celery tasks of the store: thin, idempotent. The work is in lore.purge, lore.transfer_jobs and lore.garden."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import logging
 from celery import shared_task
 
 from lore import transfer_jobs
-from lore.limits import TRANSFER_TIME_LIMIT
+from lore.garden.inventory import garden_inventory
+from lore.limits import GARDEN_TIME_LIMIT, TRANSFER_TIME_LIMIT
+from lore.models import Account
 from lore.purge import account_purge, accounts_to_purge
 
 log = logging.getLogger(__name__)
@@ -26,6 +28,33 @@ def nightly_purge() -> dict[int, int]:
             continue
         purged[account.pk] = run.purged if run else 0
     return purged
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=GARDEN_TIME_LIMIT.value,
+    time_limit=GARDEN_TIME_LIMIT.value + 30,
+)
+def garden_inventory_account(
+    account_id: int, full: bool = False, trigger: str = "manual", actor: str = ""
+) -> int:
+    """One account's inventory (on demand: `POST /garden/run`, the Findings page, `lorekit garden --run`).
+    Bounded by GARDEN_TIME_LIMIT and the GARDEN_* limits. Answers the number of new findings."""
+    return garden_inventory(Account.objects.get(pk=account_id), trigger=trigger, full=full, actor=actor).found
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def nightly_garden() -> dict[int, int]:
+    """After the sweep: inventory every account, examining only what changed since its last inventory. One
+    account failing never stops the others. Answers {account id: new findings}."""
+    found: dict[int, int] = {}
+    for account in Account.objects.order_by("pk"):
+        try:
+            found[account.pk] = garden_inventory(account, trigger="nightly").found
+        except Exception:
+            log.exception("garden inventory of account %s failed; the next night retries it", account.pk)
+    return found
 
 
 @shared_task(

@@ -11,6 +11,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from lore.activity import activity_record
+from lore.garden.signatures import signatures_sync
 from lore.inputs import (
     UNSTORABLE,
     FieldError,
@@ -397,6 +398,7 @@ def _import_batch(account: Account, batch: list[Lesson], report: ImportReport, a
         for lesson in to_create:
             lesson.pk = ids[(lesson.scope, lesson.key)]
     tags_sync(account, {lesson.pk: lesson.tags for lesson in by_address.values()})
+    signatures_sync(account, list(by_address.values()))
     events_for(
         Lesson.objects.filter(account=account, pk__in=[lesson.pk for lesson in by_address.values()]),
         action=LessonEvent.Action.IMPORTED,

@@ -204,6 +204,8 @@ def cmd_write(client: LoreClient, args: argparse.Namespace) -> int:
         raw = getattr(args, dim.name, None)
         if raw is not None:
             body[dim.name] = raw  # tags may be comma-separated: the server splits them
+    if args.supersedes:
+        body["supersedes"] = args.supersedes
     lesson = client.memory_write(body)
     what = "new" if lesson["seen_count"] == 1 else f"recurrence {lesson['seen_count']}"
     emit(args, lesson, f"Wrote {lesson['address']} ({what}).")
@@ -288,6 +290,37 @@ def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
     return EXIT_ERROR if failed_total else EXIT_OK
 
 
+def _finding_line(finding: dict[str, Any]) -> str:
+    retire = [m["address"] for m in finding["members"] if m["action"] == "retire"]
+    keep = [m["address"] for m in finding["members"] if m["action"] == "keep"]
+    kept = f" · keep {', '.join(keep)}" if keep else ""
+    return f"#{finding['id']} {finding['kind']} in {finding['family']}: {finding['summary']}\n  retire {', '.join(retire)}{kept}"
+
+
+def cmd_garden(client: LoreClient, args: argparse.Namespace) -> int:
+    """The gardener's report (after an inventory with --run); --apply ID… retires those findings, each at most
+    the account's apply cap, each undoable as one run."""
+    if args.apply:
+        results = []
+        for finding_id in args.apply:
+            results.append(client.finding_apply(finding_id))
+        human = "\n".join(
+            f"Applied finding {r['finding']}: {output.lessons(r['archived'])} retired (run {r['run_id']})."
+            for r in results
+        )
+        emit(args, {"applied": results}, human)
+        return EXIT_OK
+    if args.run:
+        client.garden_run(full=args.full)
+    report = client.findings({"kind": args.kind, "scope": args.scope, "status": args.status})
+    lines = [_finding_line(f) for f in report["items"]]
+    human = "\n".join(lines) if lines else "No findings: nothing to review."
+    if lines:
+        human += f"\nApply one with: lorekit garden --apply ID (at most {report['apply_cap']} lessons each)"
+    emit(args, report, human)
+    return EXIT_OK
+
+
 def cmd_mcp(client: LoreClient, args: argparse.Namespace) -> int:
     from lorekit.mcp_server import serve
 
@@ -336,8 +369,25 @@ def build_parser() -> argparse.ArgumentParser:
     add_lesson_commands(commands)
     add_listing_commands(commands)
     add_transfer_commands(commands)
+    add_garden_command(commands)
     commands.add("mcp", cmd_mcp, "Serve the MCP tools over stdio (memory.*, policy.*, groom.*).")
     return parser
+
+
+def add_garden_command(commands: Commands) -> None:
+    garden = commands.add(
+        "garden",
+        cmd_garden,
+        "The gardener's findings (near duplicates, superseded, expired ephemera); --apply ID…",
+    )
+    garden.add_argument("--apply", type=int, nargs="+", metavar="ID", help="apply these findings (retire)")
+    garden.add_argument(
+        "--run", action="store_true", help="run an inventory first (what changed since the last)"
+    )
+    garden.add_argument("--full", action="store_true", help="with --run: examine every lesson")
+    garden.add_argument("--kind", choices=["near_duplicate", "superseded", "expired_ephemera"])
+    garden.add_argument("--scope", help="a scope family: repo::OWNER/REPO covers its branches")
+    garden.add_argument("--status", choices=["open", "dismissed", "applied"], default="open")
 
 
 def add_groom_command(commands: Commands) -> None:
@@ -408,6 +458,13 @@ def add_lesson_commands(commands: Commands) -> None:
         "write", cmd_write, "Write a lesson (a rewrite of the same address counts as a recurrence)."
     )
     write.add_argument("content", nargs="?", help="the lesson text (default or '-': read stdin)")
+    write.add_argument(
+        "--supersedes",
+        action="append",
+        type=address_arg,
+        metavar="SCOPE::KEY",
+        help="an older lesson this one replaces (repeatable): the gardener proposes retiring it",
+    )
     add_dimension_flags(write, POLICY_DIMENSIONS, modes=False)
 
 

@@ -275,6 +275,19 @@ class LoreClient:
             body = {**body, "as_of": as_of}
         return self.call("POST", "/memories/groom/run", body=body)  # type: ignore[no-any-return]
 
+    # ------------------------------------------------------------ the gardener
+
+    def findings(self, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The gardener's report: open findings (or `status`), their members, actions and evidence."""
+        params = {k: v for k, v in (filters or {}).items() if v not in (None, "")}
+        return self.call("GET", "/findings", params=params)  # type: ignore[no-any-return]
+
+    def finding_apply(self, finding_id: int) -> dict[str, Any]:
+        return self.call("POST", f"/findings/{int(finding_id)}/apply")  # type: ignore[no-any-return]
+
+    def garden_run(self, *, full: bool = False) -> dict[str, Any]:
+        return self.call("POST", "/garden/run", body={"full": full})  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------ policies
 
     def policy_list(self) -> list[dict[str, Any]]:

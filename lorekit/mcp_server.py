@@ -157,6 +157,11 @@ TOOLS: tuple[Tool, ...] = (
                 "key": {"type": "string"},
                 "content": {"type": "string"},
                 **dimension_schemas(POLICY_DIMENSIONS, modes=False),
+                "supersedes": {
+                    "type": "array",
+                    "items": ADDRESS,
+                    "description": "addresses of older lessons this one replaces (the gardener proposes them)",
+                },
             },
             ("scope", "key", "content"),
         ),
@@ -220,6 +225,37 @@ TOOLS: tuple[Tool, ...] = (
         "preview's as_of, exactly what that preview answered.",
         GROOM_RUN,
         lambda c, a: c.groom_run(a),
+    ),
+)
+GARDEN_FILTERS = {
+    "kind": {"type": "string", "enum": ["near_duplicate", "superseded", "expired_ephemera"]},
+    "scope": SCOPE,
+    "status": {"type": "string", "enum": ["open", "dismissed", "applied"], "default": "open"},
+    "run": {"type": "boolean", "default": False, "description": "run an inventory first"},
+}
+
+
+def garden_report(client: LoreClient, args: dict[str, Any]) -> dict[str, Any]:
+    if args.pop("run", False):
+        client.garden_run()
+    return client.findings(args)
+
+
+TOOLS = (
+    *TOOLS,
+    Tool(
+        "garden.report",
+        "The gardener's findings: near duplicates, superseded lessons and expired ephemera, each with its "
+        "members, the action proposed for each (keep/retire) and the evidence. Changes nothing.",
+        obj(GARDEN_FILTERS),
+        garden_report,
+    ),
+    Tool(
+        "garden.apply",
+        "Apply one finding: retire its lessons (at most the account's apply cap) as one undoable archive run. "
+        "Refused (409) when a lesson changed since the inventory.",
+        obj({"id": ID}, ("id",)),
+        lambda c, a: c.finding_apply(int(a["id"])),
     ),
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}

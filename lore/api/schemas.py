@@ -142,6 +142,14 @@ LessonIn = _model(
         "key": (Annotated[str, StringConstraints(min_length=1, max_length=MAX_VALUE_LENGTH)], ...),
         "content": (Annotated[str, StringConstraints(min_length=1, max_length=MAX_CONTENT)], ...),
         **{d.name: (Values | None if d.is_tags else Value | None, None) for d in DIMENSIONS if d.in_policy},
+        "supersedes": (
+            list[Annotated[str, StringConstraints(min_length=1, max_length=1200)]] | None,
+            Field(
+                None,
+                description="addresses (SCOPE::KEY) of older lessons this one replaces: the gardener "
+                "proposes them for retirement",
+            ),
+        ),
     },
 )
 

@@ -28,6 +28,11 @@ ENDPOINTS = {
     ("get", "/api/v1/policies/{policy_id}"),
     ("patch", "/api/v1/policies/{policy_id}"),
     ("delete", "/api/v1/policies/{policy_id}"),
+    ("get", "/api/v1/findings"),
+    ("post", "/api/v1/findings/{finding_id}/apply"),
+    ("post", "/api/v1/findings/{finding_id}/dismiss"),
+    ("post", "/api/v1/findings/{finding_id}/undo"),
+    ("post", "/api/v1/garden/run"),
 }
 
 

@@ -29,6 +29,9 @@ def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path)
     assert all(s["n"] == 1 and s["queries"] >= 1 for s in measured.values())
     assert result["archive"]["archived"] == result["archive"]["restored"] > 0
     assert not Lesson.objects.filter(account=account, archived_by_run__isnull=False).exists()
+    garden = result["garden"]
+    assert garden["corpus"]["lessons"] >= 300 and garden["inventory"]["full_examined"] > 0
+    assert garden["inventory"]["nightly_examined"] < garden["inventory"]["full_examined"]
 
     paths = report_write(
         {"started": "smoke", "command": "bench smoke", "machine": _machine(), "sizes": {TINY.label: result}},
@@ -37,6 +40,7 @@ def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path)
     assert json.loads(paths[0].read_text())["sizes"]["500"]["lessons"] == TINY.lessons
     markdown = (tmp_path / "RESULTS.md").read_text()
     assert BEGIN in markdown and END in markdown and "| preview of a ~10% rule, p95 |" in markdown
+    assert "### The gardener" in markdown
 
 
 @pytest.mark.django_db(transaction=True)

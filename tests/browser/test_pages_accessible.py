@@ -26,7 +26,8 @@ from playwright.sync_api import Page, expect
 from lore.accounts import token_create
 from lore.conditions import Rule
 from lore.demo import demo_store_create
-from lore.models import Account, Lesson
+from lore.garden.inventory import garden_inventory
+from lore.models import Account, Finding, Lesson
 from lore.transfer_jobs import export_job_start, transfer_job_execute
 from policies import grooming
 from policies.services import policy_create
@@ -79,9 +80,13 @@ def url_arguments(account: Account) -> dict[str, object]:
     assert run is not None
     grooming.run_execute(run.pk)
     token = token_create(account=account, name="laptop")[0]
+    garden_inventory(account, full=True)  # the demo store repeats its topics: the Findings page has findings
+    finding = Finding.objects.filter(account=account).order_by("pk").first()
+    assert finding is not None
     job = export_job_start(account=account, actor="user:alice")
     transfer_job_execute(job.pk)
     return {
+        "finding_id": finding.pk,
         "lesson_id": lesson.pk,  # type: ignore[union-attr]
         "policy_id": unused.pk,
         "run_id": run.pk,
@@ -291,6 +296,7 @@ def pages(page: Page, account: Account, client: Client) -> dict[str, str]:
     found = dashboard_pages(client, url_arguments(account), account)
     for name in (
         "explorer:index",
+        "findings:index",
         "policies:list",
         "policies:tokens",
         "policies:run",

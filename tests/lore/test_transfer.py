@@ -205,3 +205,19 @@ def test_the_commands_refuse_an_unknown_account_and_an_unreadable_file(tmp_path:
         call_command("export_lessons", "--account", "nope")
     with pytest.raises(CommandError, match="cannot read"):
         call_command("import_lessons", "--account", "exists", "--input", str(tmp_path / "missing.ndjson"))
+
+
+def test_an_import_keeps_the_gardeners_signatures(account) -> None:  # noqa: ANN001
+    import io
+    import json as json_module
+
+    from lore.models import LessonBand
+    from lore.transfer import import_stream
+
+    lines = "".join(
+        json_module.dumps({"scope": "repo::acme/app", "key": f"k{n}", "content": "use uv instead of pip"})
+        + "\n"
+        for n in range(3)
+    ).encode()
+    import_stream(account, io.BytesIO(lines).read, actor="test")
+    assert LessonBand.objects.filter(account=account).values("lesson").distinct().count() == 3

@@ -160,3 +160,34 @@ def test_exit_5_when_the_server_is_unreachable(lorekit, lorekit_env) -> None:  #
     result = lorekit("policy", "list", env={**lorekit_env, "LOREKIT_URL": f"http://127.0.0.1:{port}"})
     assert result.returncode == 5
     assert "cannot reach" in result.stderr
+
+
+def test_garden_reports_findings_and_apply_retires_them(lorekit, account) -> None:  # noqa: ANN001
+    from lore.models import Finding
+    from tests.lore.garden_helpers import write
+
+    write(account, "repo::acme/api", "backup", "Backups run nightly with pg_dump.", age_days=200)
+    wrote = lorekit(
+        "write",
+        "repo::acme/api::backup-now",
+        "Backups are continuous WAL archiving.",
+        "--supersedes",
+        "repo::acme/api::backup",
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    report = lorekit("garden", "--run")
+    assert (
+        report.returncode == 0
+        and "superseded" in report.stdout
+        and "retire repo::acme/api::backup" in report.stdout
+    )
+    finding = Finding.objects.get(account=account)
+    as_json = json.loads(lorekit("garden", "--json").stdout)
+    assert [f["id"] for f in as_json["items"]] == [finding.pk]
+    applied = lorekit("garden", "--apply", str(finding.pk))
+    assert applied.returncode == 0 and "1 lesson retired" in applied.stdout
+    old = Lesson.objects.get(key="backup")
+    assert old.archived_at is not None and old.superseded_by_id == Lesson.objects.get(key="backup-now").pk
+    again = lorekit("garden", "--apply", str(finding.pk))
+    assert again.returncode == 1 and "not open" in again.stderr
+    assert lorekit("garden", "--apply", "999999").returncode == 3

@@ -25,6 +25,8 @@ TOOL_NAMES = [
     "policy.delete",
     "groom.preview",
     "groom.run",
+    "garden.report",
+    "garden.apply",
 ]
 
 
@@ -164,3 +166,36 @@ def test_groom_run_then_restore_and_protect(lorekit_env, account) -> None:  # no
     assert restored["archived_at"] is None
     assert written["seen_count"] == 1 and written["tags"] == ["a"]
     assert not Lesson.objects.filter(archived_at__isnull=False).exists()
+
+
+def test_garden_report_then_apply_retires_the_finding(lorekit_env, account) -> None:  # noqa: ANN001
+    from lore.models import Finding
+    from tests.lore.garden_helpers import write
+
+    text = "Use uv instead of pip for every install; the lockfile is uv.lock and CI checks it."
+    keeper = write(account, "repo::acme/app", "use-uv", text, opened=3)
+
+    async def script(session):  # noqa: ANN001, ANN202
+        written = await session.call_tool(
+            "memory.write",
+            {
+                "scope": "repo::acme/app",
+                "key": "use-uv-2",
+                "content": text.lower(),
+                "supersedes": ["repo::acme/app::nothing-here"],
+            },
+        )
+        report = await session.call_tool("garden.report", {"run": True})
+        finding_id = result_of(report)["items"][0]["id"]
+        return (
+            result_of(written),
+            result_of(report),
+            result_of(await session.call_tool("garden.apply", {"id": finding_id})),
+        )
+
+    written, report, applied = with_session(lorekit_env, script)
+    assert written["key"] == "use-uv-2" and len(report["items"]) == 1
+    assert report["items"][0]["kind"] == "near_duplicate" and applied["archived"] == 1
+    copy = Lesson.objects.get(key="use-uv-2")
+    assert copy.archived_at is not None and copy.superseded_by_id == keeper.pk
+    assert Finding.objects.get().status == "applied"

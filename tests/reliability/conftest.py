@@ -6,7 +6,7 @@ it before and after an attack and asserts it did not move.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +18,8 @@ from lore.models import (
     Account,
     Activity,
     ApiToken,
+    Finding,
+    FindingMember,
     Lesson,
     LessonEvent,
     LessonTag,
@@ -50,6 +52,7 @@ class World:
     raw_token: str
     job: TransferJob
     member: Membership
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -106,7 +109,28 @@ def world_build(account: Account) -> World:
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
     member = MembershipFactory(account=account, user=UserFactory(username="a-viewer"), role=Role.VIEWER)
-    return World(account, active, archived, protected, policy, global_policy, run, token, raw, job, member)
+    findings = [_finding(account, active, "open"), _finding(account, archived, "applied", run)]
+    return World(
+        account, active, archived, protected, policy, global_policy, run, token, raw, job, member, findings
+    )
+
+
+def _finding(account: Account, lesson: Lesson, status: str, run: PolicyRun | None = None) -> Finding:
+    """A finding of A's (open: B would apply or dismiss it; applied by `run`: B would undo it)."""
+    finding = Finding.objects.create(
+        account=account,
+        kind=Finding.Kind.EXPIRED_EPHEMERA,
+        status=status,
+        family=SCOPE,
+        fingerprint=f"{A_MARKER}-{status}",
+        summary=f"{A_MARKER} finding",
+        applied_run=run,
+        created_at=timezone.now(),
+    )
+    FindingMember.objects.create(
+        finding=finding, lesson=lesson, action="retire", why=A_MARKER, updated_at=lesson.updated_at
+    )
+    return finding
 
 
 def _rows(qs: Any) -> list[dict[str, Any]]:
@@ -124,6 +148,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "policies": _rows(RetentionPolicy.objects.filter(account=account)),
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
+        "findings": _rows(Finding.objects.filter(account=account)),
         "transfer_jobs": _rows(TransferJob.objects.filter(account=account)),
         "members": _rows(Membership.objects.filter(account=account)),
         "activity": _rows(Activity.objects.filter(account=account)),

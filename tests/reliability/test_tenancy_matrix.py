@@ -77,6 +77,7 @@ def _path_targets(path: str, world: World) -> list[tuple[str, str]]:
         "policy_id": [p.pk for p in world.policies],
         "run_id": [world.run.pk],
         "token_id": [world.token.pk],
+        "finding_id": [f.pk for f in world.findings],
         "job_id": [world.job.pk],
     }
     params = [p["name"] for p in _operation_params(path)]
@@ -339,6 +340,7 @@ def cli_attempts(command: tuple[str, ...], world: World) -> list[tuple[list[str]
         ("search",): [(["a-secret"], "own", None)],
         ("export",): [([], "own", None)],
         ("import",): [(["-"], "own", import_line)],
+        ("garden",): [(["--apply", str(world.findings[0].pk)], NOT_FOUND, None)],
     }
     assert command in cases, f"lorekit {' '.join(command)}: teach the tenancy matrix how B would aim it at A"
     return [([*command, *args], expected, stdin) for args, expected, stdin in cases[command]]
@@ -443,6 +445,8 @@ def mcp_attempts(world: World) -> dict[str, list[tuple[dict[str, Any], str]]]:
             ({"policy_id": world.global_policy.pk}, "refused"),
             ({"scope": SCOPE, "min_age_days": 1}, "own"),
         ],
+        "garden.report": [({}, "own"), ({"status": "applied", "run": True}, "own")],
+        "garden.apply": [({"id": world.findings[0].pk}, "refused")],
     }
 
 

@@ -90,3 +90,10 @@ def test_the_sweeps_current_tick_is_the_schedules_latest_firing(
     spec: str, now: datetime, fired: datetime
 ) -> None:
     assert previous_fire(sweep_schedule(spec), now) == fired
+
+
+def test_the_gardener_runs_nightly_thirty_minutes_after_the_sweep_on_the_same_days() -> None:
+    entry = beat_schedule("45 2 * * 1-5")["nightly-garden"]
+    assert entry["task"] == "lore.tasks.nightly_garden"
+    schedule = entry["schedule"]
+    assert (schedule.minute, schedule.hour, schedule.day_of_week) == ({15}, {3}, {1, 2, 3, 4, 5})

@@ -1,0 +1,331 @@
+"""The three detectors. Each reads the account's active lessons — only those written since `since` when given
+(the nightly re-run) — and yields Proposals; nothing here writes. Thresholds and why: docs/gardener.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection
+from django.db.models import Q
+
+from lore.garden.ephemera import ephemera_match
+from lore.garden.text import containment, family_of, jaccard, numbers_of, shingles, title_words, words_of
+from lore.limits import GARDEN_BATCH, GARDEN_BUCKET_MAX, GARDEN_CLAIMS_MAX
+from lore.models import Account, Finding, Lesson, LessonBand, SupersedesClaim
+from lore.scopes import scope_q
+
+Kind = Finding.Kind
+
+# Exact similarity (Jaccard of shingles) from which two lessons of one family are near duplicates.
+DUPLICATE_THRESHOLD = 0.6
+# How much of a quoted claim's words a lesson must hold to be the lesson the claim names.
+CLAIM_THRESHOLD = 0.8
+# `supersedes "…"` / `replaces "…"` (straight or curly quotes), seed 002's phrasing.
+CLAIM = re.compile(r"\b(supersedes|replaces)\s*:?\s*[\"“”']([^\"“”\n]{3,300})[\"“”']", re.I)
+
+ROW_FIELDS = (
+    "id",
+    "scope",
+    "key",
+    "content",
+    "kind",
+    "tags",
+    "opened_count",
+    "created_at",
+    "updated_at",
+    "protected",
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """The columns of a lesson the gardener reads."""
+
+    id: int
+    scope: str
+    key: str
+    content: str
+    kind: str
+    tags: list[str]
+    opened_count: int
+    created_at: datetime
+    updated_at: datetime
+    protected: bool
+
+    @property
+    def address(self) -> str:
+        return f"{self.scope}::{self.key}"
+
+
+@dataclass
+class Proposal:
+    """What a detector proposes: lessons to keep and to retire (each with why), the evidence, and the lesson the
+    retired ones are superseded by (None for ephemera)."""
+
+    kind: str
+    family: str
+    keep: list[tuple[Row, str]]
+    retire: list[tuple[Row, str]]
+    evidence: dict[str, Any]
+    summary: str
+    superseded_by: int | None = None
+
+
+@dataclass
+class Examined:
+    """How many lessons each detector read (the GardenRun's `examined`)."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, kind: str, count: int) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + count
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def _rows(queryset: Any) -> list[Row]:
+    return [Row(*values) for values in queryset.values_list(*ROW_FIELDS)]
+
+
+def _keeper_order(row: Row) -> tuple[int, float, int]:
+    """Most Chosen first (what agents actually open), then newest (the latest statement), then highest id."""
+    return (-row.opened_count, -row.created_at.timestamp(), -row.id)
+
+
+def family_q(family: str) -> Q:
+    """The lessons of a scope family: a repo and its branches, or exactly one other scope."""
+    return scope_q(family) if family.startswith("repo::") else Q(scope=family)
+
+
+def _active(account: Account) -> Any:
+    return Lesson.objects.filter(account=account, archived_at__isnull=True)
+
+
+# ---------------------------------------------------------------- near duplicates
+
+
+def _bucket_sql(since: datetime | None) -> tuple[str, list[Any]]:
+    """Every bucket (band hash) of more than one lesson, with its first GARDEN_BUCKET_MAX lesson ids. On PostgreSQL
+    the buckets come from one GROUP BY over the index and each bucket's ids from a LATERAL index range (nothing is
+    sorted); elsewhere a window over the same rows. Params: account, [account, account, since,] account, limit."""
+    band, lesson = LessonBand._meta.db_table, Lesson._meta.db_table
+    changed, params = "", []
+    if since is not None:
+        changed = (
+            f"AND hash IN (SELECT c.hash FROM {band} c JOIN {lesson} l ON l.id = c.lesson_id "
+            "WHERE c.account_id = %s AND l.account_id = %s AND l.updated_at > %s AND l.archived_at IS NULL)"
+        )
+        params = [since]
+    if connection.vendor == "postgresql":
+        sql = f"""
+            SELECT g.hash, b.lesson_id FROM (
+                SELECT hash FROM {band} WHERE account_id = %s {changed} GROUP BY hash HAVING count(*) > 1
+            ) g CROSS JOIN LATERAL (
+                SELECT lesson_id FROM {band} WHERE account_id = %s AND hash = g.hash ORDER BY lesson_id LIMIT %s
+            ) b ORDER BY g.hash, b.lesson_id
+        """
+    else:
+        sql = f"""
+            SELECT hash, lesson_id FROM (
+                SELECT hash, lesson_id, count(*) OVER (PARTITION BY hash) AS n,
+                       row_number() OVER (PARTITION BY hash ORDER BY lesson_id) AS rn
+                FROM {band} WHERE account_id = %s {changed}
+            ) buckets WHERE n > 1 AND rn <= %s ORDER BY hash, lesson_id
+        """
+    return sql, params
+
+
+def candidate_groups(account: Account, since: datetime | None) -> list[list[int]]:
+    """Lessons that share a band hash, joined into groups (lessons linked through any shared band are one
+    group), from one SQL pass over LessonBand. With `since`: only buckets holding a lesson written since."""
+    sql, params = _bucket_sql(since)
+    args: list[Any] = [account.pk, *([account.pk, account.pk, *params] if since else [])]
+    args += (
+        [account.pk, GARDEN_BUCKET_MAX.value]
+        if connection.vendor == "postgresql"
+        else [GARDEN_BUCKET_MAX.value]
+    )
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    with connection.cursor() as cursor:
+        cursor.execute(sql, args)
+        current, first = None, 0
+        while chunk := cursor.fetchmany(10_000):
+            for bucket, lesson_id in chunk:
+                if bucket != current:
+                    current, first = bucket, lesson_id
+                    root(lesson_id)
+                else:
+                    parent[root(lesson_id)] = root(first)
+    groups: dict[int, list[int]] = {}
+    for lesson_id in parent:
+        groups.setdefault(root(lesson_id), []).append(lesson_id)
+    return [sorted(ids) for ids in groups.values() if len(ids) > 1]
+
+
+def duplicate_clusters(rows: Iterable[Row]) -> Iterator[tuple[Row, list[tuple[Row, float]]]]:
+    """Greedy clustering around keepers: the best keeper left takes every remaining lesson of its family at or
+    above DUPLICATE_THRESHOLD that states the same numbers; repeat with what is left."""
+    remaining = sorted(rows, key=_keeper_order)
+    while len(remaining) > 1:
+        keeper, others = remaining[0], []
+        members: list[tuple[Row, float]] = []
+        keeper_shingles, keeper_numbers = shingles(keeper.key, keeper.content), numbers_of(keeper.content)
+        for row in remaining[1:]:
+            similar = (
+                family_of(row.scope) == family_of(keeper.scope) and numbers_of(row.content) == keeper_numbers
+            )
+            score = jaccard(keeper_shingles, shingles(row.key, row.content)) if similar else 0.0
+            if score >= DUPLICATE_THRESHOLD:
+                members.append((row, score))
+            else:
+                others.append(row)
+        if members:
+            yield keeper, members
+        remaining = others
+
+
+def near_duplicates(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:
+    """Near-duplicate clusters: keep the most Chosen (then newest), retire the others as superseded by it."""
+    for ids in candidate_groups(account, since):
+        rows = sorted(_rows(_active(account).filter(pk__in=ids[:5000])), key=_keeper_order)
+        rows = rows[: GARDEN_BUCKET_MAX.value]
+        examined.add(Kind.NEAR_DUPLICATE, len(rows))
+        for keeper, members in duplicate_clusters(rows):
+            low = min(score for _, score in members)
+            yield Proposal(
+                kind=Kind.NEAR_DUPLICATE,
+                family=family_of(keeper.scope),
+                keep=[(keeper, "kept: the most Chosen of the group, then the newest")],
+                retire=[(row, f"similarity {score:.2f} to the kept lesson") for row, score in members],
+                evidence={
+                    "similarity_min": round(low, 3),
+                    "similarity_max": round(max(score for _, score in members), 3),
+                    "threshold": DUPLICATE_THRESHOLD,
+                    "measure": "Jaccard of words and word pairs of the normalised title and content",
+                },
+                summary=f"{len(members) + 1} lessons state the same thing (similarity ≥ {low:.2f})",
+                superseded_by=keeper.id,
+            )
+
+
+# ---------------------------------------------------------------- superseded
+
+
+def claim_target(account: Account, claimer: Row, claim: str) -> tuple[Row, float] | None:
+    """The one older lesson of the claimer's family that the quoted claim names, or None (no match, or two
+    equally good ones: no proposal rather than a guess)."""
+    claim_words = frozenset(words_of(claim))
+    if len(claim_words) < 2:
+        return None
+    longest = max(claim_words, key=len)
+    candidates = _rows(
+        _active(account)
+        .filter(family_q(family_of(claimer.scope)), created_at__lte=claimer.created_at)
+        .filter(Q(content__icontains=longest) | Q(key__icontains=longest))
+        .exclude(pk=claimer.id)
+        .order_by("-created_at", "-id")[: GARDEN_BUCKET_MAX.value]
+    )
+    scored = sorted(
+        (
+            (containment(claim_words, frozenset(title_words(row.key) + words_of(row.content))), row)
+            for row in candidates
+            if claim.lower() not in row.content.lower() or not CLAIM.search(row.content)
+        ),
+        key=lambda pair: -pair[0],
+    )
+    if not scored or scored[0][0] < CLAIM_THRESHOLD:
+        return None
+    if len(scored) > 1 and scored[1][0] >= scored[0][0]:
+        return None
+    return scored[0][1], scored[0][0]
+
+
+def _superseded(claimer: Row, target: Row, evidence: dict[str, Any]) -> Proposal:
+    return Proposal(
+        kind=Kind.SUPERSEDED,
+        family=family_of(claimer.scope),
+        keep=[(claimer, "kept: says it supersedes the other")],
+        retire=[(target, f"superseded by {claimer.address}")],
+        evidence=evidence,
+        summary=f"{claimer.address} supersedes {target.address}",
+        superseded_by=claimer.id,
+    )
+
+
+def superseded(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:
+    """Lessons a later lesson says it replaces: by a quoted claim (matched by similarity within the family) or by
+    an explicit `supersedes: [scope::key]` written with it (matched by address)."""
+    claimers = _active(account).filter(Q(content__icontains="supersedes") | Q(content__icontains="replaces"))
+    if since is not None:
+        claimers = claimers.filter(updated_at__gt=since)
+    rows = _rows(claimers.order_by("pk")[: GARDEN_CLAIMS_MAX.value])
+    examined.add(Kind.SUPERSEDED, len(rows))
+    for claimer in rows:
+        for phrase in CLAIM.finditer(claimer.content):
+            found = claim_target(account, claimer, phrase.group(2).strip())
+            if found is not None:
+                target, score = found
+                evidence = {"phrase": phrase.group(0)[:300], "similarity": round(score, 3)}
+                yield _superseded(claimer, target, {**evidence, "threshold": CLAIM_THRESHOLD})
+    yield from _explicit(account, since=since, examined=examined)
+
+
+def _explicit(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:
+    claims = SupersedesClaim.objects.filter(account=account, lesson__archived_at__isnull=True)
+    if since is not None:
+        claims = claims.filter(lesson__updated_at__gt=since)
+    pairs = list(claims.order_by("pk").values_list("lesson_id", "scope", "key")[: GARDEN_CLAIMS_MAX.value])
+    examined.add(Kind.SUPERSEDED, len(pairs))
+    claimers = {row.id: row for row in _rows(_active(account).filter(pk__in={p[0] for p in pairs}))}
+    for lesson_id, scope, key in pairs:
+        target = _rows(_active(account).filter(scope=scope, key=key).exclude(pk=lesson_id))
+        if target and lesson_id in claimers:
+            yield _superseded(claimers[lesson_id], target[0], {"explicit": f"{scope}::{key}"})
+
+
+# ---------------------------------------------------------------- expired ephemera
+
+
+def expired_ephemera(
+    account: Account, *, now: datetime, days: int, since: datetime | None, examined: Examined
+) -> Iterator[Proposal]:
+    """Ephemera (lore.garden.ephemera) last written more than `days` ago, one proposal per family. With `since`:
+    only lessons that crossed the age line since then."""
+    cutoff = now - timedelta(days=days)
+    pending = _active(account).filter(protected=False, updated_at__lte=cutoff)
+    if since is not None:
+        pending = pending.filter(updated_at__gt=since - timedelta(days=days))
+    by_family: dict[str, list[tuple[Row, str]]] = {}
+    after = 0
+    while batch := _rows(pending.filter(pk__gt=after).order_by("pk")[: GARDEN_BATCH.value]):
+        after = batch[-1].id
+        examined.add(Kind.EXPIRED_EPHEMERA, len(batch))
+        for row in batch:
+            match = ephemera_match(row.content, row.kind, row.tags)
+            if match is not None:
+                age = (now - row.updated_at).days
+                why = f"{match.pattern}: “{match.matched}”, last written {age} days ago"
+                by_family.setdefault(family_of(row.scope), []).append((row, why))
+    for family, retire in sorted(by_family.items()):
+        yield Proposal(
+            kind=Kind.EXPIRED_EPHEMERA,
+            family=family,
+            keep=[],
+            retire=retire,
+            evidence={"older_than_days": days, "patterns": sorted({w.split(":")[0] for _, w in retire})},
+            summary=f"{len(retire)} status statements older than {days} days",
+        )

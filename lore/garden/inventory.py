@@ -1,0 +1,171 @@
+"""An inventory: run the detectors over an account and record what they propose as open Findings.
+
+A nightly inventory examines only lessons written since the last finished one (and ephemera that crossed the age
+line since); the first, or one asked for with `full=True`, examines everything. Proposals are cut to the
+account's apply cap. A lesson already in an open finding, or in a dismissed one while its content is unchanged,
+is not proposed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import chain
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from lore.activity import activity_record
+from lore.garden.detect import Examined, Proposal, Row, expired_ephemera, near_duplicates, superseded
+from lore.limits import GARDEN_FINDINGS_MAX
+from lore.models import Account, Activity, Finding, FindingMember, GardenRun, content_hash
+
+log = logging.getLogger(__name__)
+Status = Finding.Status
+RETIRE, KEEP = FindingMember.Action.RETIRE, FindingMember.Action.KEEP
+
+
+def fingerprint(kind: str, members: list[tuple[Row, str]]) -> str:
+    """A hash of a finding's kind and its members' ids, actions and contents."""
+    parts = sorted(f"{row.id}:{action}:{content_hash(row.content)}" for row, action in members)
+    return hashlib.sha256("|".join([kind, *parts]).encode()).hexdigest()
+
+
+def findings_prune_stale(account: Account) -> int:
+    """Delete open findings a member of which was rewritten or archived since: their evidence is stale (the next
+    inventory proposes again what still holds). Returns how many."""
+    stale = FindingMember.objects.filter(finding__account=account, finding__status=Status.OPEN).filter(
+        Q(lesson__archived_at__isnull=False) | ~Q(lesson__updated_at=F("updated_at"))
+    )
+    deleted, _ = Finding.objects.filter(pk__in=stale.values("finding_id")).delete()
+    return deleted
+
+
+class _Known:
+    """Lessons the inventory must not propose again: those in open findings, and those in dismissed findings of a
+    kind, as long as they were not rewritten since (same updated_at)."""
+
+    def __init__(self, account: Account) -> None:
+        members = FindingMember.objects.filter(finding__account=account, action=RETIRE)
+        self.taken = set(members.filter(finding__status=Status.OPEN).values_list("lesson_id", flat=True))
+        self.dismissed = set(
+            members.filter(finding__status=Status.DISMISSED).values_list(
+                "finding__kind", "lesson_id", "updated_at"
+            )
+        )
+
+    def fresh(self, kind: str, row: Row) -> bool:
+        return row.id not in self.taken and (kind, row.id, row.updated_at) not in self.dismissed
+
+
+def _chunks(proposal: Proposal, known: _Known, cap: int) -> Iterator[Proposal]:
+    """The proposal without already-known lessons or protected ones (kept, never retired), cut into pieces of
+    at most `cap` lessons to retire (one apply each)."""
+    keep = list(proposal.keep)
+    retire = []
+    for row, why in proposal.retire:
+        if row.protected:
+            keep.append((row, "kept: protected lessons are never retired"))
+        elif known.fresh(proposal.kind, row):
+            retire.append((row, why))
+    for start in range(0, len(retire), max(cap, 1)):
+        yield Proposal(
+            kind=proposal.kind,
+            family=proposal.family,
+            keep=keep if start == 0 else keep[:1] if proposal.superseded_by else [],
+            retire=retire[start : start + cap],
+            evidence=proposal.evidence,
+            summary=proposal.summary,
+            superseded_by=proposal.superseded_by,
+        )
+
+
+def finding_record(account: Account, proposal: Proposal, run: GardenRun, now: datetime) -> Finding | None:
+    """Record one proposal as an open finding with its members; None when the same finding exists already."""
+    members = [(row, KEEP, why) for row, why in proposal.keep] + [
+        (row, RETIRE, why) for row, why in proposal.retire
+    ]
+    print_ = fingerprint(proposal.kind, [(row, action) for row, action, _ in members])
+    try:
+        with transaction.atomic():
+            finding = Finding.objects.create(
+                account=account,
+                kind=proposal.kind,
+                family=proposal.family[:600],
+                fingerprint=print_,
+                evidence={**proposal.evidence, "superseded_by": proposal.superseded_by},
+                summary=proposal.summary[:500],
+                garden_run=run,
+                created_at=now,
+            )
+            FindingMember.objects.bulk_create(
+                FindingMember(
+                    finding=finding, lesson_id=row.id, action=action, why=why[:500], updated_at=row.updated_at
+                )
+                for row, action, why in members
+            )
+    except IntegrityError:  # this very finding was recorded before (open, dismissed or applied)
+        return None
+    return finding
+
+
+def garden_inventory(
+    account: Account,
+    *,
+    trigger: str = "manual",
+    full: bool = False,
+    actor: str = "",
+    now: datetime | None = None,
+) -> GardenRun:
+    """Inventory one account: prune stale findings, run the detectors, record new findings (at most
+    GARDEN_FINDINGS_MAX). Changes no lesson."""
+    now = now or timezone.now()
+    last = (
+        GardenRun.objects.filter(account=account, status=GardenRun.Status.DONE)
+        .order_by("-started_at")
+        .first()
+    )
+    since = None if full or last is None else last.started_at
+    run = GardenRun.objects.create(
+        account=account, trigger=trigger, full=since is None, since=since, started_at=now
+    )
+    try:
+        findings_prune_stale(account)
+        known, examined, found = _Known(account), Examined(), 0
+        detections = chain(
+            near_duplicates(account, since=since, examined=examined),
+            superseded(account, since=since, examined=examined),
+            expired_ephemera(
+                account, now=now, days=account.garden_ephemera_days, since=since, examined=examined
+            ),
+        )
+        for proposal in detections:
+            for piece in _chunks(proposal, known, account.garden_apply_cap):
+                if found >= GARDEN_FINDINGS_MAX.value:
+                    break
+                if piece.retire and finding_record(account, piece, run, now) is not None:
+                    found += 1
+                    known.taken.update(row.id for row, _ in piece.retire)
+    except Exception as exc:
+        log.exception("garden inventory of account %s failed", account.pk)
+        GardenRun.objects.filter(pk=run.pk).update(
+            status=GardenRun.Status.FAILED, finished_at=timezone.now(), error=str(exc)[:2000]
+        )
+        raise
+    GardenRun.objects.filter(pk=run.pk).update(
+        status=GardenRun.Status.DONE, finished_at=timezone.now(), examined=examined.total, found=found
+    )
+    if actor:
+        activity_record(
+            account=account,
+            action=Activity.Action.GARDEN_RUN,
+            actor=actor,
+            subject="the gardener",
+            detail=f"{found:,} new findings from {examined.total:,} lessons examined",
+            at=now,
+        )
+    run.refresh_from_db()
+    return run

@@ -1,0 +1,94 @@
+"""The Findings page: the report with evidence, filters, apply, dismiss, undo, the empty state, and the sheet's
+"Superseded by" / "Supersedes" links."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from lore.garden.inventory import garden_inventory
+from lore.models import Finding, Lesson
+from tests.lore.garden_helpers import write
+
+pytestmark = pytest.mark.django_db
+UV = "Use uv instead of pip for every install; the lockfile is uv.lock and CI checks it."
+
+
+@pytest.fixture
+def duplicates(account):  # noqa: ANN001, ANN201
+    keeper = write(account, "repo::acme/app", "use-uv", UV, opened=5)
+    copy = write(account, "branch::acme/app::main", "use-uv-2", UV.lower())
+    write(account, "project::platform", "status", "PR #42 is draft", age_days=30)
+    garden_inventory(account)
+    return keeper, copy
+
+
+def test_the_findings_page_says_when_there_is_nothing_to_review(logged_in: Client) -> None:
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert "Nothing to review" in page and "has not run yet" in page
+
+
+def test_the_findings_page_shows_each_findings_members_actions_and_evidence(
+    logged_in: Client, duplicates
+) -> None:  # noqa: ANN001
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert page.count("data-finding=") == 2
+    assert "repo::acme/app::use-uv" in page and "branch::acme/app::main::use-uv-2" in page
+    assert "Similarity" in page and "pr_state" in page and 'data-action="retire"' in page
+
+
+def test_the_findings_page_filters_by_kind_and_scope(logged_in: Client, duplicates) -> None:  # noqa: ANN001
+    url = reverse("findings:index")
+    assert logged_in.get(url, {"kind": "expired_ephemera"}).content.decode().count("data-finding=") == 1
+    by_scope = logged_in.get(url, {"scope": "branch::acme/app::main"}).content.decode()
+    assert by_scope.count("data-finding=") == 1 and 'data-kind="near_duplicate"' in by_scope
+    assert logged_in.get(url, {"kind": "bogus"}).status_code == 200  # a bad value shows the default view
+
+
+def test_apply_from_the_page_retires_and_undo_restores(logged_in: Client, duplicates) -> None:  # noqa: ANN001
+    keeper, copy = duplicates
+    finding = Finding.objects.get(kind="near_duplicate")
+    response = logged_in.post(reverse("findings:apply", args=[finding.pk]), {"status": "open"})
+    assert response.status_code == 302
+    copy.refresh_from_db()
+    assert copy.archived_at is not None and copy.superseded_by_id == keeper.pk
+    logged_in.post(reverse("findings:undo", args=[finding.pk]))
+    copy.refresh_from_db()
+    assert copy.archived_at is None
+
+
+def test_dismiss_from_the_page_hides_the_finding(logged_in: Client, duplicates) -> None:  # noqa: ANN001
+    finding = Finding.objects.get(kind="expired_ephemera")
+    logged_in.post(reverse("findings:dismiss", args=[finding.pk]))
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert page.count("data-finding=") == 1 and Lesson.objects.filter(archived_at__isnull=False).count() == 0
+
+
+def test_run_the_gardener_now_from_the_page(logged_in: Client, account) -> None:  # noqa: ANN001
+    write(account, "repo::acme/app", "use-uv", UV)
+    write(account, "repo::acme/app", "use-uv-2", UV.lower())
+    response = logged_in.post(reverse("findings:run"), follow=True)
+    assert "1 new findings" in response.content.decode()
+
+
+def test_another_accounts_finding_answers_404_on_the_page(client: Client, duplicates, other_account) -> None:  # noqa: ANN001
+    from tests.factories import MembershipFactory, UserFactory
+
+    client.force_login(MembershipFactory(account=other_account, user=UserFactory(username="mallory")).user)
+    finding = Finding.objects.first()
+    assert finding is not None
+    for name in ("findings:apply", "findings:dismiss", "findings:undo"):
+        assert client.post(reverse(name, args=[finding.pk])).status_code == 404
+    assert "data-finding=" not in client.get(reverse("findings:index")).content.decode()
+    assert Finding.objects.get(pk=finding.pk).status == "open"
+
+
+def test_the_sheet_links_superseded_by_and_supersedes(logged_in: Client, duplicates) -> None:  # noqa: ANN001
+    keeper, copy = duplicates
+    finding = Finding.objects.get(kind="near_duplicate")
+    logged_in.post(reverse("findings:apply", args=[finding.pk]))
+    retired = logged_in.get(reverse("explorer:sheet", args=[copy.pk])).content.decode()
+    assert "Superseded by" in retired and reverse("explorer:sheet", args=[keeper.pk]) in retired
+    kept = logged_in.get(reverse("explorer:sheet", args=[keeper.pk])).content.decode()
+    assert "Supersedes" in kept and reverse("explorer:sheet", args=[copy.pk]) in kept
