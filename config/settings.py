@@ -172,6 +172,8 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 LORE_SWEEP_CRONTAB = env("LORE_SWEEP_CRONTAB")
 LORE_ARCHIVE_BATCH_SIZE = env.int("LORE_ARCHIVE_BATCH_SIZE", default=2000)
+# The decay score halves every this many days without an agent open (docs/decay.md).
+LORE_DECAY_HALF_LIFE_DAYS = env.float("LORE_DECAY_HALF_LIFE_DAYS", default=35.0)
 
 # Mail (invitations): sent only when EMAIL_HOST is set; otherwise the one-time link is shown to the admin only.
 EMAIL_HOST = env("EMAIL_HOST", default="")
