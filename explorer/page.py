@@ -73,9 +73,10 @@ def list_page(account: Account, state: ExplorerState, *, now: datetime, cursor: 
     """(one keyset page of the list, a notice if the cursor was not usable)."""
     qs = lessons_shown(account, state, now=now)
     try:
-        return lessons_page(qs, sort=state.list_sort, cursor=cursor or None, limit=PAGE_SIZE), ""
+        return lessons_page(qs, sort=state.list_sort, cursor=cursor or None, limit=PAGE_SIZE, now=now), ""
     except CursorError as exc:
-        return lessons_page(qs, sort=state.list_sort, limit=PAGE_SIZE), f"Started the list over: the {exc}."
+        notice = f"Started the list over: the {exc}."
+        return lessons_page(qs, sort=state.list_sort, limit=PAGE_SIZE, now=now), notice
 
 
 def rows_context(

@@ -32,6 +32,8 @@ from explorer.page import (
 from explorer.state import ExplorerState
 from lore.accounts import account_required
 from lore.activity import person
+from lore.conditions import CONDITIONS_BY_KEY
+from lore.decay import lesson_decay_score
 from lore.models import Lesson, LessonEvent
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
@@ -172,6 +174,8 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
             "events": events,
             "dims": sheet_dimensions(lesson),
             "signals": signal_values(lesson),
+            "decay_score": lesson_decay_score(lesson, timezone.now()),
+            "decay_help": CONDITIONS_BY_KEY["decay"].help,
         },
     )
     if changed:

@@ -2,7 +2,9 @@
 
     days     = days since the last agent open, or since creation for a lesson never opened (never below 0)
     strength = 1 + ln(1 + Chosen) + ln(Recurrence)
-    score    = floor(100 × 2^(−days / (half_life × strength)))        protected lessons: 100 (immune)
+    score    = round(100 × 2^(−days / (half_life × strength)))        protected lessons: 100 (immune)
+
+rounded half up, as floor(x + 0.5), so that both databases round alike.
 
 The registry's `max_decay_score` condition, the `coldest` sort and the score the sheet and the API show are all
 this expression, so what a preview counts is what a run archives. The half-life is the setting
@@ -80,7 +82,7 @@ def decay_score(now: datetime) -> Case:
     fraction = Power(Value(2.0), -days / (Value(half_life_days()) * strength), output_field=FloatField())
     return Case(
         When(protected=True, then=Value(SCORE_MAX)),
-        default=Cast(Floor(Value(float(SCORE_MAX)) * fraction), IntegerField()),
+        default=Cast(Floor(Value(float(SCORE_MAX)) * fraction + Value(0.5)), IntegerField()),
         output_field=IntegerField(),
     )
 
@@ -91,7 +93,7 @@ def decay_score_at_most(value: int, now: datetime) -> Q:
     lesson_last_agent_open index skip every lesson opened more recently."""
     if value >= SCORE_MAX:
         return Q()
-    min_days = half_life_days() * math.log2(SCORE_MAX / (value + 1))
+    min_days = half_life_days() * math.log2(SCORE_MAX / (value + 0.5))
     # A little looser than the exact bound: rounding must never make the shortcut drop a lesson.
     cutoff = now - timedelta(days=min_days * (1 - 1e-9)) + timedelta(seconds=1)
     return Q(LessThanOrEqual(decay_score(now), value)) & Q(LessThan(last_agent_open(), cutoff))
@@ -100,6 +102,11 @@ def decay_score_at_most(value: int, now: datetime) -> Q:
 def lessons_with_decay(qs: QuerySet[M], now: datetime) -> QuerySet[M]:  # type: ignore[type-var]
     """`qs` with each lesson's `decay_score` as of `now`."""
     return qs.annotate(**{ANNOTATION: decay_score(now)})
+
+
+def lesson_decay_score(lesson: Any, now: datetime) -> int:
+    """One lesson's score as of `now`, computed by the database like every other score."""
+    return decay_score_of(type(lesson).objects.filter(pk=lesson.pk), now)[lesson.pk]
 
 
 def decay_score_of(qs: QuerySet[Any], now: datetime) -> dict[int, int]:

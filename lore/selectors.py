@@ -195,7 +195,7 @@ def lessons_page(
     as_of = None
     if sort in ASCENDING:
         as_of = cursor_as_of(cursor) if cursor else (now or timezone.now())
-        qs = lessons_with_decay(qs, as_of)
+        qs = lessons_with_decay(qs, as_of)  # replaces a score the caller annotated at another moment
     after = "gt" if sort in ASCENDING else "lt"
     if cursor:
         value, pk = cursor_decode(sort, cursor)

@@ -667,3 +667,32 @@ def test_with_filters_only_the_list_says_which_lessons_a_policy_would_skip(logge
     assert f'id="candidate-note-{key}" hx-swap-oob="true"' in stats and "1 protected lesson" in stats
     # No filter, nothing a policy could be made of: no note.
     assert "data-candidate-note" not in logged_in.get("/explorer/").content.decode()
+
+
+# ---------------------------------------------------------------- the decay score (issue 15 part 2)
+
+
+def test_the_sheet_shows_the_decay_score_and_a_protected_lesson_as_immune(logged_in: Client, account) -> None:  # noqa: ANN001
+    cold = LessonFactory(account=account, created_at=days_ago(69.9))  # 2^(-69.9/35) = 0.2504
+    pinned = LessonFactory(account=account, created_at=days_ago(70), protected=True)
+    html = logged_in.get(f"/explorer/lessons/{cold.pk}/", **HX).content.decode()
+    assert re.search(r"<dd data-decay>\s*25\s*<", html), html
+    assert "Decay score" in html
+    html = logged_in.get(f"/explorer/lessons/{pinned.pk}/", **HX).content.decode()
+    assert re.search(r"<dd data-decay>\s*Immune \(protected\)\s*<", html)
+
+
+def test_the_explorer_sorts_coldest_first_and_filters_by_max_decay_score(logged_in: Client, account) -> None:  # noqa: ANN001
+    warm = LessonFactory(account=account, key="warm", created_at=days_ago(1))
+    colder = LessonFactory(account=account, key="colder", created_at=days_ago(80))
+    coldest = LessonFactory(account=account, key="coldest", created_at=days_ago(300))
+    html = logged_in.get("/explorer/?sort=coldest").content.decode()
+    order = re.findall(r'<tr class="lesson-row"[^>]*data-key="([^"]+)"', html)
+    assert order.index("coldest") < order.index("colder") < order.index("warm"), order
+    html = logged_in.get("/explorer/?retention=max_decay_score:25").content.decode()
+    assert "Decay score: 25 or lower" in html
+    assert set(re.findall(r"<tr class=\"lesson-row\"[^>]*data-key=\"([^\"]+)\"", html)) == {
+        coldest.key,
+        colder.key,
+    }
+    assert warm.key == "warm"

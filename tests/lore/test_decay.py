@@ -23,7 +23,7 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 def reference_score(days: float, chosen: int, recurrence: int, half_life: float = 35.0) -> int:
     """docs/decay.md's formula, written out independently of the SQL."""
     strength = 1 + math.log(1 + chosen) + math.log(max(recurrence, 1))
-    return math.floor(100 * 2 ** (-max(days, 0) / (half_life * strength)))
+    return math.floor(100 * 2 ** (-max(days, 0) / (half_life * strength)) + 0.5)
 
 
 def lesson(

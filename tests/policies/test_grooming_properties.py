@@ -151,7 +151,7 @@ def decay_score(lesson: Lesson, now: datetime, half_life: float = 35.0) -> int:
     """docs/decay.md's formula in Python (the oracle of max_decay_score)."""
     days = max((now - (lesson.last_opened_at or lesson.created_at)).total_seconds() / 86400, 0)
     strength = 1 + math.log(1 + lesson.opened_count) + math.log(max(lesson.seen_count, 1))
-    return 100 if lesson.protected else math.floor(100 * 2 ** (-days / (half_life * strength)))
+    return 100 if lesson.protected else math.floor(100 * 2 ** (-days / (half_life * strength)) + 0.5)
 
 
 def expected_matches(lesson: Lesson, rule: Rule, now: datetime) -> bool:
