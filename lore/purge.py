@@ -18,8 +18,9 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.limits import PURGE_BATCH
-from lore.models import Account, Lesson, PurgeRun, Tombstone, content_hash
+from lore.models import Account, Activity, Lesson, PurgeRun, Tombstone, content_hash
 
 
 class Purged(Exception):
@@ -92,7 +93,11 @@ def lessons_purge_next(
 
 
 def account_purge(
-    account: Account, *, now: datetime | None = None, batch_size: int | None = None
+    account: Account,
+    *,
+    now: datetime | None = None,
+    batch_size: int | None = None,
+    actor: str = NIGHTLY_SWEEP,
 ) -> PurgeRun | None:
     """Purge every due lesson of `account`, batch by batch; None when it never purges. A failing batch marks the
     run failed and stops it: what it held stays archived and is taken again next time."""
@@ -124,6 +129,15 @@ def account_purge(
         raise
     PurgeRun.objects.filter(pk=run.pk).update(status=PurgeRun.Status.DONE, finished_at=timezone.now())
     run.refresh_from_db()
+    if run.purged:
+        activity_record(
+            account=account,
+            action=Activity.Action.LESSONS_PURGED,
+            actor=actor,
+            subject=f"{run.purged:,} archived lesson" + ("" if run.purged == 1 else "s"),
+            detail=f"archived before {cutoff:%Y-%m-%d}; a tombstone of each is kept (purge #{run.pk})",
+            at=now,
+        )
     return run
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from policies import views
+from policies import account_views, views
 
 app_name = "policies"
 urlpatterns = [
@@ -16,5 +16,6 @@ urlpatterns = [
     path("runs/<int:run_id>/", views.run_detail, name="run"),
     path("runs/<int:run_id>/undo/", views.run_undo, name="undo"),
     path("tokens/", views.token_list, name="tokens"),
+    path("account/", account_views.account_settings, name="account"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke_view, name="revoke"),
 ]

@@ -696,3 +696,38 @@ def test_the_explorer_sorts_coldest_first_and_filters_by_max_decay_score(logged_
         colder.key,
     }
     assert warm.key == "warm"
+
+
+# ---------------------------------------------------------------- the purge made visible (issue 15 part 3)
+
+
+def test_the_archived_view_says_how_many_lessons_will_be_purged_on_which_day(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    from lore.purge import purge_forecast
+
+    due = [LessonFactory(account=account).pk for _ in range(2)]
+    lessons_archive(account=account, lesson_ids=due, reason="by hand", now=days_ago(176))
+    later = LessonFactory(account=account)
+    lessons_archive(account=account, lesson_ids=[later.pk], reason="by hand", now=days_ago(10))
+    forecast = purge_forecast(account)
+    assert forecast is not None and forecast.count == 2
+    html = logged_in.get("/explorer/?archived=1").content.decode()
+    assert f"2 lessons will be purged on {forecast.day:%Y-%m-%d}" in html
+    assert "2 lessons will be purged" not in logged_in.get("/explorer/").content.decode()
+    account.purge_after_days = 0
+    account.save()
+    html = logged_in.get("/explorer/?archived=1").content.decode()
+    assert "will be purged" not in html and "never purged" in html
+
+
+def test_an_archived_row_says_in_how_many_days_it_will_be_purged(logged_in: Client, account) -> None:  # noqa: ANN001
+    from lore.purge import purge_in_words
+
+    lesson = LessonFactory(account=account)
+    lessons_archive(account=account, lesson_ids=[lesson.pk], reason="by hand", now=days_ago(168))
+    lesson.refresh_from_db()
+    words = purge_in_words(account, lesson, timezone.now())
+    assert words.startswith("purged in ")
+    html = logged_in.get("/explorer/?archived=1").content.decode()
+    assert re.search(rf"<span class=\"purge-note\"[^>]*>{words}</span>", html), words
