@@ -202,7 +202,13 @@ def _filter_fields(*, in_query: bool) -> dict[str, Any]:
             bool if in_query else JsonBool,
             Field(False, description="List archived lessons instead of active ones"),
         ),
-        "sort": (SortName, Field(DEFAULT_SORT, description="newest (default) or opened_count (most chosen)")),
+        "sort": (
+            SortName,
+            Field(
+                DEFAULT_SORT,
+                description="newest (default), opened_count (most chosen) or coldest (lowest decay score)",
+            ),
+        ),
         "limit": (int if in_query else Whole, Field(50, ge=1, le=MAX_LIMIT)),
         "cursor": (
             optional(Annotated[str, StringConstraints(max_length=500)]),

@@ -41,3 +41,19 @@ def test_max_decay_score_filters_the_list_and_a_policy_preview(api, account) -> 
     preview = api.post("/memories/groom/preview", {"scope": "global", "max_decay_score": 10}).json()
     assert preview["count"] == 1 and [k["key"] for k in preview["keys"]] == ["stale"]
     assert api.get("/memories", max_decay_score=101).status_code == 422
+
+
+def test_a_policy_carries_max_decay_score_and_its_run_archives_what_the_preview_showed(api, account) -> None:  # noqa: ANN001
+    from lore.models import Lesson
+
+    LessonFactory(account=account, key="fresh", created_at=days_ago(1))
+    LessonFactory(account=account, key="stale", created_at=days_ago(200))
+    LessonFactory(account=account, key="pinned", created_at=days_ago(900), protected=True)
+    created = api.post("/policies", {"scope": "global", "name": "cold lore", "max_decay_score": 10})
+    assert created.status_code == 201, created.json()
+    policy = created.json()
+    assert policy["max_decay_score"] == 10 and policy["summary"] == "decay score ≤ 10 in all scopes"
+    preview = api.post("/memories/groom/preview", {"policy_id": policy["id"]}).json()
+    run = api.post("/memories/groom/run", {"policy_id": policy["id"]}).json()
+    assert preview["count"] == run["count"] == 1
+    assert set(Lesson.objects.filter(archived_at__isnull=False).values_list("key", flat=True)) == {"stale"}
