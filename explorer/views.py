@@ -35,6 +35,7 @@ from lore.activity import person
 from lore.conditions import CONDITIONS_BY_KEY
 from lore.decay import lesson_decay_score
 from lore.models import Lesson, LessonEvent
+from lore.purge import purged_message, tombstone_of_lesson
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
 PAGE = "explorer/explorer.html"
@@ -186,7 +187,17 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
 @require_GET
 @login_required
 def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
-    """The detail sheet. A person opening it is a delivery (Delivered +1, surface "dashboard"); never Chosen."""
+    """The detail sheet. A person opening it is a delivery (Delivered +1, surface "dashboard"); never Chosen.
+    A purged lesson's old link answers 410 with its tombstone."""
+    account = account_required(request.user)
+    if not Lesson.objects.filter(account=account, pk=lesson_id).exists():
+        tombstone = tombstone_of_lesson(account, lesson_id)
+        if tombstone is None:
+            raise Http404("no such lesson")
+        context = {"tombstone": tombstone, "message": purged_message(tombstone)}
+        if _is_partial(request):  # htmx swaps only a 2xx into the sheet
+            return _vary(render(request, "explorer/_tombstone.html", context))
+        return _vary(render(request, "explorer/tombstone_page.html", context, status=410))
     lesson = _lesson(request, lesson_id)
     lessons_deliver(account=lesson.account, lesson_ids=[lesson.pk], scope=lesson.scope, surface="dashboard")
     lesson.refresh_from_db()

@@ -154,6 +154,11 @@ def tombstone_latest(account: Account, scope: str, key: str) -> Tombstone | None
     )
 
 
+def tombstone_of_lesson(account: Account, lesson_id: int) -> Tombstone | None:
+    """The tombstone a purged lesson left under its old id (its dashboard links), this account's only."""
+    return Tombstone.objects.filter(account=account, lesson_id=lesson_id).select_related("purge_run").first()
+
+
 def tombstones_of_lessons(account: Account, lesson_ids: list[int]) -> list[Tombstone]:
     return list(Tombstone.objects.filter(account=account, lesson_id__in=lesson_ids).order_by("lesson_id"))
 

@@ -731,3 +731,27 @@ def test_an_archived_row_says_in_how_many_days_it_will_be_purged(logged_in: Clie
     assert words.startswith("purged in ")
     html = logged_in.get("/explorer/?archived=1").content.decode()
     assert re.search(rf"<span class=\"purge-note\"[^>]*>{words}</span>", html), words
+
+
+def test_a_purged_lessons_old_sheet_link_shows_its_tombstone_and_history(logged_in: Client, account) -> None:  # noqa: ANN001
+    from lore.purge import account_purge
+
+    lesson = LessonFactory(account=account, key="gone")
+    lessons_archive(account=account, lesson_ids=[lesson.pk], reason="by hand", now=days_ago(400))
+    account_purge(account)
+    for headers, status in (({}, 410), (HX, 200)):  # htmx swaps only a 2xx into the sheet
+        response = logged_in.get(f"/explorer/lessons/{lesson.pk}/", **headers)
+        html = response.content.decode()
+        assert response.status_code == status
+        assert f"repo::acme/app::gone was purged on {timezone.now():%Y-%m-%d}" in html
+        assert re.search(r'<span class="event-action">archived</span>', html)
+        assert re.search(r'<span class="event-action">purged</span>', html)
+        assert 'data-action="restore"' not in html
+
+
+def test_another_accounts_tombstone_is_not_shown(logged_in: Client, other_account) -> None:  # noqa: ANN001
+    from lore.purge import account_purge
+
+    lesson = LessonFactory(account=other_account, key="theirs", archived_at=days_ago(400))
+    account_purge(other_account)
+    assert logged_in.get(f"/explorer/lessons/{lesson.pk}/").status_code == 404
