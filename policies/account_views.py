@@ -52,7 +52,10 @@ def account_settings(request: HttpRequest) -> HttpResponse:
             changed = account_settings_update(
                 account=account, values=form.cleaned_data, actor=person(request.user)
             )
-            messages.success(request, "Saved." if changed else "Nothing changed.")
+            forecast = purge_forecast(account) if "purge_after_days" in changed else None
+            messages.success(
+                request, f"Saved. {forecast}." if forecast else "Saved." if changed else "Nothing changed."
+            )
             return redirect("policies:account")
         status = 400
     rows = [(setting, form[setting.name]) for setting in ACCOUNT_SETTINGS]

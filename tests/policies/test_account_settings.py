@@ -60,6 +60,12 @@ def test_setting_purge_after_days_saves_it_and_zero_turns_purging_off(logged_in:
     assert "Archived lessons are never purged" in html and "will be purged on" not in html
 
 
+def test_saving_a_shorter_purge_delay_says_what_the_next_purge_will_take(logged_in: Client, account) -> None:  # noqa: ANN001
+    archived(account, 40, n=2)
+    response = logged_in.post(URL, {"purge_after_days": "30"}, follow=True)
+    assert "Saved. 2 lessons will be purged on" in response.content.decode()
+
+
 def test_an_out_of_range_value_is_refused_with_a_message_and_changes_nothing(
     logged_in: Client, account
 ) -> None:  # noqa: ANN001
