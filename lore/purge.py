@@ -204,8 +204,7 @@ def purge_forecast(account: Account, now: datetime | None = None) -> PurgeForeca
     now = now or timezone.now()
     due = Lesson.objects.filter(account=account, archived_at__isnull=False, protected=False)
     first = due.order_by("archived_at").values_list("archived_at", flat=True).first()
-    if first is None:
-        return None
-    sweep = next_sweep(max(first + timedelta(days=account.purge_after_days), now))
+    sweep = next_sweep(max(first + timedelta(days=account.purge_after_days), now) if first else now)
+    # Counted even when nothing is archived, so a page costs the same number of queries whatever its store holds.
     count = due.filter(archived_at__lt=sweep - timedelta(days=account.purge_after_days)).count()
-    return PurgeForecast(day=sweep.date(), count=count)
+    return PurgeForecast(day=sweep.date(), count=count) if count else None
