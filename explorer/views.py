@@ -193,7 +193,8 @@ def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
     if not Lesson.objects.filter(account=account, pk=lesson_id).exists():
         tombstone = tombstone_of_lesson(account, lesson_id)
         if tombstone is None:
-            raise Http404("no such lesson")
+            _lesson(request, lesson_id)  # the usual 404
+        assert tombstone is not None
         context = {"tombstone": tombstone, "message": purged_message(tombstone)}
         if _is_partial(request):  # htmx swaps only a 2xx into the sheet
             return _vary(render(request, "explorer/_tombstone.html", context))

@@ -226,7 +226,7 @@ CONDITIONS: tuple[Condition, ...] = (
         reverse=None,
         name_phrase="decay score ≤ {n}",
         retention_presets=(5, 10, 25, 50),
-        help="0–100: halves every half-life (35 days) without an agent open, more slowly for lessons chosen or "
+        help="0–100: halves every half-life (35 days by default) without an agent open, more slowly for lessons chosen or "
         "written often. Protected lessons are immune (100).",
     ),
 )

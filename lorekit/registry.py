@@ -160,7 +160,7 @@ PARAMS: tuple[Param, ...] = (
         high=100,
         reverse=False,
         phrase="N or lower",
-        help="0–100: halves every half-life (35 days) without an agent open, more slowly for lessons chosen or written often. Protected lessons are immune (100).",
+        help="0–100: halves every half-life (35 days by default) without an agent open, more slowly for lessons chosen or written often. Protected lessons are immune (100).",
     ),
 )
 DIMENSIONS: tuple[Dimension, ...] = (
