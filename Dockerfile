@@ -12,7 +12,7 @@ COPY templates ./templates
 COPY static ./static
 COPY manage.py ./
 RUN pip install --no-cache-dir . && SECRET_KEY=collectstatic-at-build-only python manage.py collectstatic --noinput -v0
-RUN useradd --create-home lore && mkdir -p /app/var && chown lore /app/var
+RUN useradd --create-home lore && mkdir -p /app/var/transfers && chown -R lore /app/var  # a named volume mounted on transfers/ keeps this owner
 USER lore
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

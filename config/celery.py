@@ -21,6 +21,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 SWEEP_TASK = "policies.tasks.nightly_sweep"
 STALE_RUNS_TASK = "policies.tasks.runs_mark_stale"
 PURGE_TASK = "lore.tasks.nightly_purge"
+TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
 CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
 app = Celery("lore")
@@ -49,6 +50,7 @@ def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
         "nightly-purge": {"task": PURGE_TASK, "schedule": sweep_schedule(spec)},
         # Every minute: a run whose worker died is marked interrupted within a minute of its last heartbeat.
         "stale-runs": {"task": STALE_RUNS_TASK, "schedule": crontab(minute="*")},
+        "expired-transfers": {"task": TRANSFERS_EXPIRE_TASK, "schedule": crontab(minute="17")},
     }
 
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A checkout keeps the site-wide templates/ and static/ beside the code (and its data under var/); an installed
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "axes",  # throttles failed sign-ins per username and per address
     "template_partials",
+    "csp",  # the Content-Security-Policy header (CONTENT_SECURITY_POLICY below)
     "ninja",  # serves Swagger UI for /api/v1/docs from its own static files, never a CDN
     "lore",
     "policies",
@@ -63,6 +65,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: answers a locked-out sign-in
 ]
@@ -109,6 +112,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Sessions expire: two weeks after sign-in by default, or when the browser closes if asked.
+# Flash messages live in the (database-backed) session, never in a cookie: Django's cookie storage trusts a
+# message its signature marks as safe HTML, so anyone holding the key could make a page render raw HTML.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = env.bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", default=False)
 # Failed sign-ins (django-axes): after AXES_FAILURE_LIMIT failures a username, and separately an address, is locked
@@ -137,6 +143,22 @@ STATIC_ROOT = env("STATIC_ROOT", default=str((BASE_DIR if IS_CHECKOUT else Path.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts, styles and everything else from this site only. No template
+# carries an inline script or an on*= handler (tests/reliability/test_csp.py); JavaScript lives in static/js.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "form-action": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+    }
+}
 SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT")
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container healthcheck asks over plain HTTP from inside
@@ -174,6 +196,8 @@ LORE_SWEEP_CRONTAB = env("LORE_SWEEP_CRONTAB")
 LORE_ARCHIVE_BATCH_SIZE = env.int("LORE_ARCHIVE_BATCH_SIZE", default=2000)
 # The decay score halves every this many days without an agent open (docs/decay.md).
 LORE_DECAY_HALF_LIFE_DAYS = env.float("LORE_DECAY_HALF_LIFE_DAYS", default=35.0)
+# Dashboard exports and imports (lore.transfer_jobs): their files, an export until TRANSFER_EXPIRES.
+LORE_TRANSFER_DIR = env("LORE_TRANSFER_DIR", default=str(VAR_DIR / "transfers"))
 
 # Mail (invitations): sent only when EMAIL_HOST is set; otherwise the one-time link is shown to the admin only.
 EMAIL_HOST = env("EMAIL_HOST", default="")

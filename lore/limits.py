@@ -203,6 +203,33 @@ PURGE_BATCH = Limit(
     why="a failed batch rolls back whole and is taken again by the next sweep",
 )
 
+TRANSFER_EXPIRES = Limit(
+    "TRANSFER_EXPIRES",
+    24 * 3600,
+    "seconds",
+    "an export file from the dashboard stays downloadable",
+    setting="LORE_TRANSFER_EXPIRES",
+    status=410,
+    why="then the file is deleted and its link answers 410",
+)
+TRANSFER_TIME_LIMIT = Limit(
+    "TRANSFER_TIME_LIMIT",
+    3600,
+    "seconds",
+    "for one dashboard import or export job",
+    setting="LORE_TRANSFER_TIME_LIMIT",
+    why="then it is stopped and marked failed (a job whose worker died too), and can be started again",
+)
+TRANSFER_JOBS_ACTIVE_MAX = Limit(
+    "TRANSFER_JOBS_ACTIVE_MAX",
+    2,
+    "jobs",
+    "of import or export going at once per account",
+    setting="LORE_TRANSFER_JOBS_ACTIVE_MAX",
+    status=429,
+    why="each one is a background task reading or writing the whole store",
+)
+
 LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
 LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}
 

@@ -380,3 +380,44 @@ class Activity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor} {self.action} {self.subject}"
+
+
+class TransferJob(models.Model):
+    """An export or import started from the dashboard, run by a Celery task with progress (lore.transfer_jobs).
+    Its file lives under LORE_TRANSFER_DIR: an export's until it expires, an import's upload until it is read."""
+
+    class Kind(models.TextChoices):
+        EXPORT = "export"
+        IMPORT = "import"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        EXPIRED = "expired"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    file_name = models.CharField(max_length=200, blank=True, default="")  # under LORE_TRANSFER_DIR
+    size = models.BigIntegerField(default=0)  # bytes of the file
+    lines_done = models.PositiveIntegerField(default=0)
+    lines_total = models.PositiveIntegerField(null=True, blank=True)  # when known (an export counts first)
+    report = models.JSONField(default=dict, blank=True)  # an import's capped report
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["account", "-created_at"], name="transferjob_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job {self.pk} of account {self.account_id}: {self.status}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.PENDING, self.Status.RUNNING)

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
@@ -338,9 +338,15 @@ def lessons_archive_next(
 
 
 def lessons_restore(
-    *, account: Account, lesson_ids: Iterable[int] | None = None, run_id: int | None = None, actor: str = ""
+    *,
+    account: Account,
+    lesson_ids: Iterable[int] | None = None,
+    run_id: int | None = None,
+    actor: str = "",
+    on_batch: Callable[[int], None] | None = None,
 ) -> int:
-    """Restore archived lessons, by id or every lesson a run archived ("Undo run"). Returns how many."""
+    """Restore archived lessons, by id or every lesson a run archived ("Undo run"). Returns how many.
+    `on_batch(restored)` runs inside each batch's transaction, so a counter it keeps commits with the lessons."""
     now = timezone.now()
     qs = Lesson.objects.filter(account=account, archived_at__isnull=False)
     if lesson_ids is not None:
@@ -377,6 +383,8 @@ def lessons_restore(
                 now=now,
             )
             total += len(batch)
+            if on_batch is not None:
+                on_batch(len(batch))
 
 
 def lesson_restore(*, account: Account, lesson: Lesson, actor: str = "") -> Lesson:

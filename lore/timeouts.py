@@ -50,8 +50,21 @@ class StatementTimeoutMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        set_statement_timeout(STATEMENT_TIMEOUT_MS)
-        return self.get_response(request)
+        if connection.vendor != "postgresql":
+            return self.get_response(request)
+        # Set just before the request's first statement: a request that never queries costs no round trip.
+        pending = [True]
+
+        def timeout_first(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+            if pending:
+                pending.clear()
+                context["cursor"].cursor.execute(
+                    "SELECT set_config('statement_timeout', %s, false)", [str(STATEMENT_TIMEOUT_MS.value)]
+                )
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(timeout_first):
+            return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         return too_long_response(request) if is_statement_timeout(exception) else None

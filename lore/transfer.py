@@ -49,6 +49,7 @@ EXPORT_FIELDS = (
     "archived_at",
     "archive_reason",
 )
+EXPORT_COMPLETE = "complete"  # the trailer's {"export": …}
 _TIMESTAMPS = ("last_read_at", "last_opened_at", "created_at", "updated_at", "archived_at")
 IMPORT_BATCH = LIMIT_IMPORT_BATCH.default
 _READ_CHUNK = 64 * 1024
@@ -94,9 +95,15 @@ def tombstone_as_line(tombstone: Tombstone) -> str:
     )
 
 
+def export_trailer(*, lessons: int, tombstones: int) -> str:
+    """The last line of every complete export: an export without it stopped early (an import skips it)."""
+    return _as_line({"export": EXPORT_COMPLETE, "lessons": lessons, "tombstones": tombstones})
+
+
 def export_lines(account: Account, *, chunk: int = 2000, tombstones: bool = False) -> Iterator[str]:
     """One JSON line per lesson (archived ones included), in id order, streamed in keyset chunks; then, with
-    `tombstones`, one line per purged lesson."""
+    `tombstones`, one line per purged lesson; last, the trailer counting them (see `export_trailer`)."""
+    counts = {"lessons": 0, "tombstones": 0}
     last_pk = 0
     while True:
         rows = list(Lesson.objects.filter(account=account, pk__gt=last_pk).order_by("pk")[:chunk])
@@ -104,15 +111,18 @@ def export_lines(account: Account, *, chunk: int = 2000, tombstones: bool = Fals
             break
         for lesson in rows:
             yield lesson_as_line(lesson)
+        counts["lessons"] += len(rows)
         last_pk = rows[-1].pk
     last_pk = 0
     while tombstones:
         tombs = list(Tombstone.objects.filter(account=account, pk__gt=last_pk).order_by("pk")[:chunk])
         if not tombs:
-            return
+            break
         for tombstone in tombs:
             yield tombstone_as_line(tombstone)
+        counts["tombstones"] += len(tombs)
         last_pk = tombs[-1].pk
+    yield export_trailer(**counts)
 
 
 @dataclass
@@ -248,13 +258,17 @@ def _lesson_from_line(account: Account, raw: str | bytes | LineTooLong) -> Lesso
 
 
 def _is_tombstone(text: str | bytes) -> bool:
-    """An exported tombstone line: a record of a purge, nothing to import."""
-    head = '{"tombstone":true' if isinstance(text, str) else b'{"tombstone":true'
-    if not text.startswith(head):  # type: ignore[arg-type]
+    """An exported tombstone line (a record of a purge) or the export's trailer: nothing to import."""
+    return _is_marker(text, "tombstone", True) or _is_marker(text, "export", EXPORT_COMPLETE)
+
+
+def _is_marker(text: str | bytes, name: str, value: object) -> bool:
+    head = f'{{"{name}":'
+    if not (text.startswith(head) if isinstance(text, str) else text.startswith(head.encode())):
         return False
     try:
-        return json.loads(text).get("tombstone") is True
-    except (ValueError, RecursionError):
+        return bool(json.loads(text).get(name) == value)
+    except (ValueError, RecursionError, AttributeError):
         return False
 
 

@@ -211,15 +211,17 @@ def cmd_write(client: LoreClient, args: argparse.Namespace) -> int:
 
 
 class Progress:
-    """`exported 12,000 lessons…` on stderr: redrawn in place on a terminal, a line per step otherwise."""
+    """`exported 12,000 lines…` on stderr, never stdout (the data stream): redrawn in place when stderr is a
+    terminal, a line per step with --progress otherwise, nothing else. The closing summary is always printed."""
 
-    def __init__(self, verb: str, every: int = 1000) -> None:
+    def __init__(self, verb: str, *, forced: bool = False, every: int = 1000) -> None:
         self.verb, self.every, self.count = verb, every, 0
         self.tty = sys.stderr.isatty()
+        self.shown = self.tty or forced
 
     def tick(self) -> None:
         self.count += 1
-        if self.count % (self.every if self.tty else self.every * 10) == 0:
+        if self.shown and self.count % self.every == 0:
             end = "\r" if self.tty else "\n"
             sys.stderr.write(f"{self.verb} {self.count:,} lines…{end}")
             sys.stderr.flush()
@@ -231,14 +233,15 @@ class Progress:
 def cmd_export(client: LoreClient, args: argparse.Namespace) -> int:
     """With --output, lines go to a temporary file beside it, renamed over FILE only once the export is complete:
     an export that stops early leaves no partial FILE (and exits non-zero)."""
-    progress = Progress("exported")
+    progress = Progress("exported", forced=args.progress)
     partial = f"{args.output}.partial-{os.getpid()}" if args.output else ""
     target: IO[bytes] = open(partial, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
     complete = False
     try:
         for line in client.memory_export(tombstones=args.tombstones):
             target.write(line)
-            progress.tick()
+            if not line.startswith(b'{"export":'):
+                progress.tick()  # lessons and tombstones, not the trailer
         complete = True
     finally:
         if args.output:
@@ -268,7 +271,7 @@ def upload_batches(source: IO[bytes], progress: Progress, lines_per_batch: int =
 
 
 def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
-    progress = Progress("sent")
+    progress = Progress("sent", forced=args.progress)
     try:
         source: IO[bytes] = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
@@ -428,16 +431,21 @@ def add_listing_commands(commands: Commands) -> None:
         add_dimension_flags(sub, DIMENSIONS)
 
 
+PROGRESS_HELP = "progress on stderr even when it is not a terminal (on a terminal it is always shown)"
+
+
 def add_transfer_commands(commands: Commands) -> None:
     export = commands.add("export", cmd_export, "Export every lesson as NDJSON (stdout or --output).")
     export.add_argument("--output", "-o", help="file to write (default: stdout)")
     export.add_argument(
         "--tombstones", action="store_true", help="also one line per purged lesson (an import skips them)"
     )
+    export.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
     imp = commands.add(
         "import", cmd_import, "Import NDJSON (upsert on scope+key, keeps counters and timestamps)."
     )
     imp.add_argument("file", help="NDJSON file, or - for stdin")
+    imp.add_argument("--progress", action="store_true", help=PROGRESS_HELP)
 
 
 def main(argv: list[str] | None = None) -> int:

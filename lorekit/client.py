@@ -52,7 +52,7 @@ class LoreError(Exception):
             return EXIT_NOT_FOUND
         if self.status == 401:
             return EXIT_AUTH
-        if self.code == "unreachable":
+        if self.code in ("unreachable", "incomplete"):  # the server went away mid-answer
             return EXIT_UNREACHABLE
         if self.code == "config":
             return EXIT_USAGE
@@ -70,6 +70,17 @@ def api_base(url: str) -> str:
     if not urlsplit(url).path:
         url += API_PREFIX
     return url
+
+
+def export_trailer_of(line: str) -> dict[str, Any] | None:
+    """The export's last line, `{"export": "complete", "lessons": n, "tombstones": m}`, or None for any other."""
+    if not line.startswith('{"export":'):
+        return None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and data.get("export") == "complete" else None
 
 
 def _error_from(response: httpx.Response) -> LoreError:
@@ -190,18 +201,30 @@ class LoreClient:
         return self.call("POST", "/memories/restore", body=target_body(target))  # type: ignore[no-any-return]
 
     def memory_export(self, *, tombstones: bool = False) -> Iterator[bytes]:
-        """The NDJSON export, line by line as it streams in (with the purged lessons' tombstones if asked)."""
+        """The NDJSON export, line by line as it streams in (with the purged lessons' tombstones if asked), its
+        trailer last. LoreError `incomplete` when the stream ends without the trailer or with fewer lines than it
+        counts: the export stopped early, whatever the status said."""
         params = {"tombstones": "true"} if tombstones else None
+        lines = 0
+        trailer: dict[str, Any] | None = None
         try:
             with self.http.stream("GET", "/memories/export", params=params) as response:
                 if response.status_code >= 400:
                     response.read()
                     raise _error_from(response)
                 for line in response.iter_lines():
-                    if line:
-                        yield (line + "\n").encode()
+                    if not line:
+                        continue
+                    trailer = export_trailer_of(line)
+                    lines += trailer is None
+                    yield (line + "\n").encode()
         except httpx.HTTPError as exc:
             raise LoreError(f"cannot reach {self.base}: {exc}", code="unreachable") from exc
+        if trailer is None or trailer.get("lessons", 0) + trailer.get("tombstones", 0) != lines:
+            raise LoreError(
+                f"the export stopped early after {lines:,} lines (no complete end-of-export line)",
+                code="incomplete",
+            )
 
     def memory_import(self, batches: Iterable[bytes]) -> dict[str, Any]:
         """Upload NDJSON in batches of whole lines (one request each, so an interrupted import can be re-run);

@@ -188,6 +188,20 @@ def run_interrupt_overtime(run_id: int) -> int:
     )
 
 
+def run_mark_if_abandoned(run: PolicyRun) -> PolicyRun:
+    """The run, marked `interrupted` first if it claims to be running but its worker is gone."""
+    if run.status == Status.RUNNING and _interrupt_if_abandoned(run.pk, timezone.now()):
+        run.refresh_from_db()
+    return run
+
+
+def run_undoable(run: PolicyRun) -> bool:
+    """Whether Undo has anything left to restore: a lesson still archived by this run."""
+    return Lesson.objects.filter(
+        account=run.account_id, archived_by_run=run, archived_at__isnull=False
+    ).exists()
+
+
 def runs_mark_stale(*, now: datetime | None = None) -> int:
     """Runs whose worker died become `interrupted` (the next run completes the job); so do runs whose task
     never started within PENDING_STALE_AFTER, so that a lost message cannot block a policy forever."""
@@ -401,9 +415,13 @@ def _archive_batch(
 
 
 def run_undo(run: PolicyRun, *, actor: str = "") -> int:
-    """Restore every lesson this run archived (that is still archived by it)."""
-    restored = lessons_restore(account=run.account, run_id=run.pk, actor=actor)
-    PolicyRun.objects.filter(pk=run.pk).update(restored=F("restored") + restored)
+    """Restore every lesson this run archived (that is still archived by it). The run's `restored` counter grows
+    in each batch's own transaction, so an Undo killed half-way counts what it restored, and Undo again resumes."""
+
+    def count(restored: int) -> None:
+        PolicyRun.objects.filter(pk=run.pk).update(restored=F("restored") + restored)
+
+    restored = lessons_restore(account=run.account, run_id=run.pk, actor=actor, on_batch=count)
     activity_record(
         account=run.account_id,
         action=Activity.Action.RUN_UNDONE,

@@ -55,6 +55,14 @@ def policy_run_active(policy: RetentionPolicy) -> PolicyRun | None:
     )
 
 
+def policy_run_interrupted(policy: RetentionPolicy) -> PolicyRun | None:
+    """The policy's latest run when it was interrupted: Run now completes it."""
+    last = (
+        PolicyRun.objects.filter(account=policy.account, policy=policy).order_by("-created_at", "-id").first()
+    )
+    return last if last is not None and last.status == PolicyRun.Status.INTERRUPTED else None
+
+
 def account_scopes(account: Account) -> list[str]:
     """The scopes a policy of this account can name: every scope holding lessons, plus the repo of every branch
     (a repo rule covers its branches), sorted. `global` is not in the list: the picker pins it on top."""

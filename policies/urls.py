@@ -1,6 +1,6 @@
 from django.urls import path
 
-from policies import account_views, views
+from policies import account_views, transfer_views, views
 
 app_name = "policies"
 urlpatterns = [
@@ -15,7 +15,12 @@ urlpatterns = [
     path("policies/<int:policy_id>/delete/", views.policy_delete_view, name="delete"),
     path("runs/<int:run_id>/", views.run_detail, name="run"),
     path("runs/<int:run_id>/undo/", views.run_undo, name="undo"),
+    path("transfers/", transfer_views.transfers, name="transfers"),
+    path("transfers/export/", transfer_views.transfer_export, name="transfer_export"),
+    path("transfers/import/", transfer_views.transfer_import, name="transfer_import"),
+    path("transfers/<int:job_id>/", transfer_views.transfer_job, name="transfer"),
+    path("transfers/<int:job_id>/download/", transfer_views.transfer_download, name="transfer_download"),
     path("tokens/", views.token_list, name="tokens"),
-    path("account/", account_views.account_settings, name="account"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke_view, name="revoke"),
+    path("account/", account_views.account_settings, name="account"),
 ]

@@ -200,6 +200,7 @@ def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
     context = {
         "policy": policy,
         "runs": list(selectors.policy_runs(policy)),
+        "interrupted": selectors.policy_run_interrupted(policy),
         "history": list(activities_of(account, policy_id=policy.pk)[:POLICY_HISTORY_SHOWN]),
         "explorer_url": explorer_url(policy.rule),
         "section": "policies",
@@ -214,6 +215,8 @@ def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
     active = selectors.policy_run_active(policy)
+    if active is not None and not grooming.run_mark_if_abandoned(active).is_active:
+        active = None  # its worker died: the run is interrupted now, and this run completes it
     if request.method == "POST":
         try:
             run = grooming.run_start(
@@ -241,6 +244,7 @@ def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
         "preview": found,
         "as_of": found.taken_at.isoformat(),
         "active": active,
+        "interrupted": selectors.policy_run_interrupted(policy),
         "explorer_url": explorer_url(policy.rule),
         "section": "policies",
     }
@@ -265,8 +269,13 @@ def _preview_time(raw: str | None) -> datetime | None:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: live progress while it works (htmx polls this URL every second), then the result and Undo."""
     account = _account(request)
-    run = selectors.run_get(account, run_id)
-    context = {"run": run, "archived_url": archived_by_run_url(run.pk), "section": "policies"}
+    run = grooming.run_mark_if_abandoned(selectors.run_get(account, run_id))
+    context = {
+        "run": run,
+        "undoable": not run.is_active and grooming.run_undoable(run),
+        "archived_url": archived_by_run_url(run.pk),
+        "section": "policies",
+    }
     if _is_partial(request):
         return _vary(render(request, "policies/run.html#progress", context))
     return _vary(render(request, "policies/run.html", context))

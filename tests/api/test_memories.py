@@ -149,7 +149,8 @@ def test_export_streams_every_field_and_import_round_trips_it(api, account, othe
     response = api.get("/memories/export")
     assert response["Content-Type"] == "application/x-ndjson"
     lines = b"".join(response.streaming_content).decode().splitlines()
-    rows = [json.loads(line) for line in lines]
+    *rows, trailer = [json.loads(line) for line in lines]
+    assert trailer == {"export": "complete", "lessons": 2, "tombstones": 0}  # an import skips it
     assert {r["key"] for r in rows} == {"a", "b"}
     assert rows[0]["read_count"] == 321 and rows[0]["protected"] is True
     imported = other_api.client.post(

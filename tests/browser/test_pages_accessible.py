@@ -27,6 +27,7 @@ from lore.accounts import token_create
 from lore.conditions import Rule
 from lore.demo import demo_store_create
 from lore.models import Account, Lesson
+from lore.transfer_jobs import export_job_start, transfer_job_execute
 from policies import grooming
 from policies.services import policy_create
 
@@ -77,11 +78,14 @@ def url_arguments(account: Account) -> dict[str, object]:
     assert run is not None
     grooming.run_execute(run.pk)
     token = token_create(account=account, name="laptop")[0]
+    job = export_job_start(account=account, actor="user:alice")
+    transfer_job_execute(job.pk)
     return {
         "lesson_id": lesson.pk,  # type: ignore[union-attr]
         "policy_id": unused.pk,
         "run_id": run.pk,
         "token_id": token.pk,
+        "job_id": job.pk,
         "action": "pin",
         "slug": getattr(account, "slug", ""),
         "account_slug": getattr(account, "slug", ""),

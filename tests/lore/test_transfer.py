@@ -66,7 +66,8 @@ def tricky(account) -> list[Lesson]:  # noqa: ANN001
 def test_import_then_export_round_trips_a_store_byte_for_byte(account, other_account, tricky) -> None:  # noqa: ANN001
     demo_store_create(account, lessons=300, seed=3)
     exported = export_text(account)
-    assert exported.count("\n") == 302
+    assert exported.count("\n") == 302 + 1  # every lesson, then the trailer
+    assert exported.endswith('{"export":"complete","lessons":302,"tombstones":0}\n')
     report = import_text(other_account, exported)
     assert report.ok and report.created == 302
     assert export_text(other_account) == exported
@@ -85,8 +86,10 @@ def test_the_round_trip_keeps_counters_timestamps_and_tag_rows(account, other_ac
 
 
 def test_export_lines_are_split_only_at_newlines(account, tricky) -> None:  # noqa: ANN001
-    for line in export_text(account).splitlines():  # splitlines() breaks at U+2028, U+2029 and NEL too
+    *lessons, trailer = export_text(account).splitlines()  # splitlines() breaks at U+2028, U+2029 and NEL too
+    for line in lessons:
         assert json.loads(line)["scope"] == "repo::acme/app"
+    assert json.loads(trailer) == {"export": "complete", "lessons": len(lessons), "tombstones": 0}
 
 
 def test_an_import_upserts_on_scope_and_key_keeping_the_files_counters(account) -> None:  # noqa: ANN001

@@ -93,11 +93,11 @@ def test_export_then_import_round_trips_with_progress_on_stderr(
     exported = lorekit("export", "--output", str(target))
     assert exported.returncode == 0
     assert "exported 25 lessons" in exported.stderr
-    assert len(target.read_text().splitlines()) == 25
+    assert len(target.read_text().splitlines()) == 25 + 1  # and the trailer: the export is complete
     env = {**lorekit_env, "LOREKIT_TOKEN": other_raw_token}
     imported = lorekit("import", str(target), env=env)
     assert imported.returncode == 0, imported.stderr
-    assert "25 created" in imported.stdout and "sent 25 lines" in imported.stderr
+    assert "25 created" in imported.stdout and "sent 26 lines" in imported.stderr
     copies = Lesson.objects.filter(account=other_account)
     assert sorted(copies.values_list("read_count", flat=True)) == list(range(100, 125))
 

@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from lore.accounts import token_create
-from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, ReadEvent
+from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, ReadEvent, TransferJob
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -37,6 +37,7 @@ class World:
     run: PolicyRun
     token: ApiToken
     raw_token: str
+    job: TransferJob
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -83,10 +84,16 @@ def world_build(account: Account) -> World:
         enabled=True,
     )
     token, raw = token_create(account=account, name=f"{A_MARKER} laptop")
+    job = TransferJob.objects.create(
+        account=account,
+        kind=TransferJob.Kind.EXPORT,
+        status=TransferJob.Status.DONE,
+        file_name="a-export.ndjson",
+    )
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
-    return World(account, active, archived, protected, policy, global_policy, run, token, raw)
+    return World(account, active, archived, protected, policy, global_policy, run, token, raw, job)
 
 
 def _rows(qs: Any) -> list[dict[str, Any]]:
@@ -104,6 +111,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "policies": _rows(RetentionPolicy.objects.filter(account=account)),
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
+        "transfer_jobs": _rows(TransferJob.objects.filter(account=account)),
     }
 
 

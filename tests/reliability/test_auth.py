@@ -57,6 +57,7 @@ def dashboard_url(route: str, world: World | None = None, **overrides: Any) -> s
         "policy_id": world.policy.pk if world else 1,
         "run_id": world.run.pk if world else 1,
         "token_id": world.token.pk if world else 1,
+        "job_id": world.job.pk if world else 1,
         **overrides,
     }
 

@@ -45,3 +45,30 @@ def test_the_development_key_is_used_only_with_debug_on_and_check_deploy_flags_i
         timeout=120,
     )
     assert "security.W009" in done.stdout + done.stderr  # Django's "insecure SECRET_KEY" warning
+
+
+DEVELOPMENT_KEY = "django-insecure-development-only-" + "x" * 40  # public: it is in config/settings.py
+FORGED_HTML = '<img src=x id="forged-by-cookie">'
+
+
+@pytest.mark.django_db
+def test_a_forged_messages_cookie_signed_with_the_development_key_never_renders_raw_html(
+    client,  # noqa: ANN001
+    user,  # noqa: ANN001
+    settings,  # noqa: ANN001
+) -> None:
+    """Issue 14, point 4: whoever knows the key can sign a `messages` cookie whose message Django's cookie storage
+    would mark safe. Messages live in the (database) session instead, so such a cookie is never read."""
+    from django.contrib.messages.storage.base import Message
+    from django.contrib.messages.storage.cookie import CookieStorage
+    from django.test import RequestFactory
+    from django.utils.safestring import mark_safe
+
+    settings.SECRET_KEY = DEVELOPMENT_KEY
+    client.force_login(user)
+    forged = CookieStorage(RequestFactory().get("/"))._encode([Message(40, mark_safe(FORGED_HTML))])
+    assert forged
+    client.cookies[CookieStorage.cookie_name] = forged
+    page = client.get("/settings/policies/")
+    assert page.status_code == 200
+    assert FORGED_HTML not in page.content.decode()

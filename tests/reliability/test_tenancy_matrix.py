@@ -77,6 +77,7 @@ def _path_targets(path: str, world: World) -> list[tuple[str, str]]:
         "policy_id": [p.pk for p in world.policies],
         "run_id": [world.run.pk],
         "token_id": [world.token.pk],
+        "job_id": [world.job.pk],
     }
     params = [p["name"] for p in _operation_params(path)]
     if not params:
@@ -498,6 +499,7 @@ def dashboard_targets(route: str, world: World) -> list[str]:
         "policy_id": [p.pk for p in world.policies],
         "run_id": [world.run.pk],
         "token_id": [world.token.pk],
+        "job_id": [world.job.pk],
         **DASHBOARD_WORDS,
     }
     names = re.findall(r"<(?:\w+:)?(\w+)>", route)

@@ -37,10 +37,11 @@ def test_lorekit_prints_lesson_content_without_escape_sequences_but_json_keeps_i
     account,  # noqa: ANN001
     command: str,
 ) -> None:
-    LessonFactory(account=account, key="hostile", content=HOSTILE)
+    stored = HOSTILE.replace("\x00", "")  # no database stores NUL (a write with one is refused)
+    LessonFactory(account=account, key="hostile", content=stored)
     shown = lorekit(command, "repo::acme/app::hostile")
     assert shown.returncode == 0, shown.stderr
     assert "safe start" in shown.stdout and "safe end" in shown.stdout
     assert "\x1b" not in shown.stdout and "\u202e" not in shown.stdout and "\x9b" not in shown.stdout
     as_json = lorekit(command, "repo::acme/app::hostile", "--json")
-    assert json.loads(as_json.stdout)["content"] == HOSTILE
+    assert json.loads(as_json.stdout)["content"] == stored

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('lore', '0009_activity'),
+        ('lore', '0010_transfer_job'),
     ]
 
     operations = [
