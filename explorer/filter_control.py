@@ -451,8 +451,9 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
             presets = cond.reverse_presets if param.is_reverse else cond.retention_presets
             heading = _GROUP_HEADINGS[param.comparison] if len(params) > 1 else ""
             groups.append(ChoiceGroup(heading, [choice(param, v) for v in presets]))
-    unit = "days" if cond.unit == "days" else "times"
-    example = "45" if cond.unit == "days" else ">40"
+    low, high = cond.params[0].bounds
+    unit = {"days": " in days", "count": " in times"}.get(cond.unit, f" from {low} to {high}")
+    example = {"days": "45", "count": ">40"}.get(cond.unit, "<=20")
     if control.condition_counts is not None:
         groups = _counted(control.condition_counts, cond, groups)
     return Section(
@@ -460,7 +461,7 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
         label=cond.label,
         is_condition=True,
         help=cond.help,
-        placeholder=f"Custom value in {unit}, e.g. {example}",
+        placeholder=f"Custom value{unit}, e.g. {example}",
         groups=groups,
         error=error,
         remove_href=_pick(control, rule_without_condition(rule, cond.key)) if current else "",

@@ -33,6 +33,7 @@ from lore.conditions import (
     Signal,
 )
 from lore.models import Account, Lesson
+from lore.purge import purge_forecast, purge_in_words
 from lore.scopes import GLOBAL
 from lore.selectors import CursorError, Page, lessons_page, scopes_present
 from policies.models import PolicyRun
@@ -87,9 +88,10 @@ def list_page(account: Account, state: ExplorerState, *, now: datetime, cursor: 
     """(one keyset page of the list, a notice if the cursor was not usable)."""
     qs = lessons_shown(account, state, now=now)
     try:
-        return lessons_page(qs, sort=state.list_sort, cursor=cursor or None, limit=PAGE_SIZE), ""
+        return lessons_page(qs, sort=state.list_sort, cursor=cursor or None, limit=PAGE_SIZE, now=now), ""
     except CursorError as exc:
-        return lessons_page(qs, sort=state.list_sort, limit=PAGE_SIZE), f"Started the list over: the {exc}."
+        notice = f"Started the list over: the {exc}."
+        return lessons_page(qs, sort=state.list_sort, limit=PAGE_SIZE, now=now), notice
 
 
 def rows_context(
@@ -98,7 +100,10 @@ def rows_context(
     page, notice = list_page(account, state, now=now, cursor=cursor)
     return {
         "state": state,
-        "rows": [row_view(lesson) for lesson in page.rows],
+        "rows": [
+            row_view(lesson, purge_in_words(account, lesson, now) if state.archived else "")
+            for lesson in page.rows
+        ],
         "list_columns": LIST_COLUMNS,
         "more_url": with_params(state.url("explorer:rows"), cursor=page.next_cursor)
         if page.next_cursor
@@ -144,6 +149,7 @@ class RowView:
     lesson: Lesson
     dims: list[tuple[str, str]]
     cells: list[tuple[str, str, str, str, str]]  # per LIST_SIGNALS: css class, key, title, text, label
+    purge_note: str = ""  # an archived row: "purged in 12 days"
 
     @property
     def excerpt(self) -> str:
@@ -157,13 +163,14 @@ ROW_DIMENSIONS = tuple(d.name for d in DIMENSIONS if not d.is_tags and d.in_poli
 )
 
 
-def row_view(lesson: Lesson) -> RowView:
+def row_view(lesson: Lesson, purge_note: str = "") -> RowView:
     dims = []
     for name in ROW_DIMENSIONS:
         value = getattr(lesson, DIMENSIONS_BY_NAME[name].field)
         if value and not (name == "owner" and value == "personal"):
             dims.append((DIMENSIONS_BY_NAME[name].label, DIMENSIONS_BY_NAME[name].display(value)))
-    return RowView(lesson, dims, [_cell(signal, getattr(lesson, signal.field)) for signal in LIST_SIGNALS])
+    cells = [_cell(signal, getattr(lesson, signal.field)) for signal in LIST_SIGNALS]
+    return RowView(lesson, dims, cells, purge_note)
 
 
 def _css(signal: Signal) -> str:
@@ -274,6 +281,7 @@ def page_context(
         "restore_url": reverse("explorer:restore"),
         "clear_search_url": state.but(q="").url(),
         "widen_hints": widen_hints(state),
+        "purge": purge_context(account, state, now=now),
         **rows_context(account, state, now=now),
         **toolbar_context(account, state),
         **control_context(explorer_control(account, state, now=now)),
@@ -281,6 +289,17 @@ def page_context(
     if context["cursor_notice"]:
         context["state"] = state.with_notice(str(context["cursor_notice"]))
     return context
+
+
+def purge_context(account: Account, state: ExplorerState, *, now: datetime) -> dict[str, object]:
+    """The archived view's announcement of the next purge, account-wide ({} elsewhere)."""
+    if not state.archived:
+        return {}
+    return {
+        "never": not account.purge_after_days,
+        "forecast": purge_forecast(account, now),
+        "settings_url": reverse("policies:account"),
+    }
 
 
 def state_query(state: ExplorerState) -> str:

@@ -24,7 +24,7 @@ from lore.scopes import GLOBAL
 from lore.selectors import DEFAULT_SORT, KEYSETS, search_within_limits, search_words
 
 # The Explorer's Sort control (DESIGN §8): the API's orders plus Recently updated.
-SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated")}
+SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated", "coldest")}
 
 RANGES: dict[str, tuple[str, timedelta | None]] = {
     "24h": ("Last 24 hours", timedelta(hours=24)),

@@ -32,8 +32,11 @@ from explorer.page import (
 from explorer.state import ExplorerState
 from lore.access import account_of, account_view
 from lore.activity import person
+from lore.conditions import CONDITIONS_BY_KEY
+from lore.decay import lesson_decay_score
 from lore.garden.selectors import lesson_supersedes
 from lore.models import Lesson, LessonEvent
+from lore.purge import purged_message, tombstone_of_lesson
 from lore.roles import Role
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
@@ -176,6 +179,8 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
             "signals": signal_values(lesson),
             "superseded_by": lesson.superseded_by if lesson.superseded_by_id else None,
             "supersedes": lesson_supersedes(lesson),
+            "decay_score": lesson_decay_score(lesson, timezone.now()),
+            "decay_help": CONDITIONS_BY_KEY["decay"].help,
         },
     )
     if changed:
@@ -186,7 +191,18 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
 @require_GET
 @account_view(Role.VIEWER)
 def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
-    """The detail sheet. A person opening it is a delivery (Delivered +1, surface "dashboard"); never Chosen."""
+    """The detail sheet. A person opening it is a delivery (Delivered +1, surface "dashboard"); never Chosen.
+    A purged lesson's old link answers 410 with its tombstone."""
+    account = account_of(request)
+    if not Lesson.objects.filter(account=account, pk=lesson_id).exists():
+        tombstone = tombstone_of_lesson(account, lesson_id)
+        if tombstone is None:
+            _lesson(request, lesson_id)  # the usual 404
+        assert tombstone is not None
+        context = {"tombstone": tombstone, "message": purged_message(tombstone)}
+        if _is_partial(request):  # htmx swaps only a 2xx into the sheet
+            return _vary(render(request, "explorer/_tombstone.html", context))
+        return _vary(render(request, "explorer/tombstone_page.html", context, status=410))
     lesson = _lesson(request, lesson_id)
     lessons_deliver(account=lesson.account, lesson_ids=[lesson.pk], scope=lesson.scope, surface="dashboard")
     lesson.refresh_from_db()

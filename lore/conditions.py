@@ -1,4 +1,4 @@
-"""The registry: the five age/activity conditions and the nine dimensions, declared once (DESIGN.md §1, §5, §6).
+"""The registry: the six age/activity conditions and the nine dimensions, declared once (DESIGN.md §1, §5, §6).
 
 Everything else derives from here: `?retention=` parsing and serialisation, the typed-input parser of the filter
 menu, presets, pill wording, the auto-name of a policy, API schemas, CLI flags, the Settings form and the SQL
@@ -18,14 +18,16 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
+from lore.decay import SCORE_MAX, decay_score_at_most
 from lore.limits import FILTER_VALUES_MAX, TAGS_ALL_MAX
 from lore.scopes import GLOBAL, MAX_VALUE_LENGTH, ScopeError, validate_dimension_value
 
-Unit = Literal["days", "count"]
+Unit = Literal["days", "count", "score"]
 Comparison = Literal["older", "within", "at_most", "at_least"]
 
 DAYS_MIN, DAYS_MAX = 1, 3650
 COUNT_MIN, COUNT_MAX = 0, 100_000
+SCORE_MIN = 0
 MAX_FILTER_VALUES = FILTER_VALUES_MAX.default  # the declared default; checks read FILTER_VALUES_MAX.value
 
 
@@ -54,7 +56,10 @@ class Param:
 
     @property
     def bounds(self) -> tuple[int, int]:
-        return (DAYS_MIN, DAYS_MAX) if self.condition.unit == "days" else (COUNT_MIN, COUNT_MAX)
+        unit = self.condition.unit
+        if unit == "score":
+            return (SCORE_MIN, SCORE_MAX)
+        return (DAYS_MIN, DAYS_MAX) if unit == "days" else (COUNT_MIN, COUNT_MAX)
 
     def value_phrase(self, value: int) -> str:
         """The value in words, as the menu offers it: "More than 45 days ago", "41 times or more"."""
@@ -62,6 +67,8 @@ class Param:
             return f"More than {_days(value)} ago"
         if self.comparison == "within":
             return f"Within {_days(value)}"
+        if self.condition.unit == "score":
+            return f"{value} or lower"
         if self.comparison == "at_most":
             return self.condition.never_phrase if value == 0 else f"{_times(value)} or fewer"
         return f"{_times(value)} or more"
@@ -83,6 +90,8 @@ class Param:
     def q(self, value: int, now: datetime) -> Q:
         """The SQL predicate of this direction at `value`, as of `now`."""
         cond = self.condition
+        if cond.unit == "score":
+            return decay_score_at_most(value, now)
         if cond.unit == "days":
             cutoff = now - timedelta(days=value)
             if self.comparison == "within":
@@ -105,8 +114,7 @@ class Param:
         number = int(text)
         low, high = self.bounds
         if not low <= number <= high:
-            unit = "days" if self.condition.unit == "days" else "times"
-            raise ValueError(f"{self.name} must be between {low} and {high:,} {unit}")
+            raise ValueError(f"{self.name} must be between {low} and {high:,}{self.condition.unit_suffix}")
         return number
 
 
@@ -125,6 +133,11 @@ class Condition:
     reverse_presets: tuple[int, ...] = ()
     never_phrase: str = ""
     help: str = ""
+
+    @property
+    def unit_suffix(self) -> str:
+        """What follows a bound in a message: " days", " times", or nothing for a score."""
+        return {"days": " days", "count": " times"}.get(self.unit, "")
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -203,6 +216,18 @@ CONDITIONS: tuple[Condition, ...] = (
         reverse_presets=(1, 10, 100),
         never_phrase="Never chosen",
         help="Deliberate agent fetches only. 'Never chosen' means nothing has ever used it.",
+    ),
+    Condition(
+        key="decay",
+        label="Decay score",
+        unit="score",
+        field="decay_score",  # computed, never stored: lore.decay.decay_score
+        retention="max_decay_score",
+        reverse=None,
+        name_phrase="decay score ≤ {n}",
+        retention_presets=(5, 10, 25, 50),
+        help="0–100: halves every half-life (35 days by default) without an agent open, more slowly for lessons chosen or "
+        "written often. Protected lessons are immune (100).",
     ),
 )
 CONDITIONS_BY_KEY = {c.key: c for c in CONDITIONS}
@@ -311,7 +336,11 @@ def parse_typed(condition_key: str, text: str) -> TypedResult:
     number = int(match.group(2))
     retention, reverse = PARAMS[cond.retention], PARAMS[cond.reverse] if cond.reverse else None
     candidates: list[tuple[Param, int]]
-    if cond.unit == "count":
+    if cond.unit == "score":
+        if op in (">", ">="):
+            return TypedResult(error=f"{cond.label} matches a score or lower: type a score, e.g. {number}.")
+        candidates = [(retention, number - 1 if op == "<" else number)]
+    elif cond.unit == "count":
         assert reverse is not None
         candidates = {
             "": [(retention, number), (reverse, number)],
@@ -343,8 +372,7 @@ def parse_typed(condition_key: str, text: str) -> TypedResult:
             options.append(Option(param.name, param.check(value)))
         except ValueError:
             low, high = param.bounds
-            unit = "days" if cond.unit == "days" else "times"
-            errors.append(f"{cond.label} takes {low} to {high:,} {unit}.")
+            errors.append(f"{cond.label} takes {low} to {high:,}{cond.unit_suffix}.")
     return TypedResult(tuple(options), "" if options else errors[0])
 
 

@@ -386,6 +386,8 @@ class Activity(models.Model):
         MEMBER_REMOVED = "member.removed", "removed a member"
         TOKEN_CREATED = "token.created", "created a token"
         TOKEN_REVOKED = "token.revoked", "revoked a token"
+        ACCOUNT_CHANGED = "account.changed", "changed a setting"
+        LESSONS_PURGED = "lessons.purged", "purged lessons"
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
     action = models.CharField(max_length=24, choices=Action.choices)

@@ -18,8 +18,9 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.limits import PURGE_BATCH
-from lore.models import Account, Lesson, PurgeRun, Tombstone, content_hash
+from lore.models import Account, Activity, Lesson, PurgeRun, Tombstone, content_hash
 
 
 class Purged(Exception):
@@ -92,7 +93,11 @@ def lessons_purge_next(
 
 
 def account_purge(
-    account: Account, *, now: datetime | None = None, batch_size: int | None = None
+    account: Account,
+    *,
+    now: datetime | None = None,
+    batch_size: int | None = None,
+    actor: str = NIGHTLY_SWEEP,
 ) -> PurgeRun | None:
     """Purge every due lesson of `account`, batch by batch; None when it never purges. A failing batch marks the
     run failed and stops it: what it held stays archived and is taken again next time."""
@@ -124,6 +129,15 @@ def account_purge(
         raise
     PurgeRun.objects.filter(pk=run.pk).update(status=PurgeRun.Status.DONE, finished_at=timezone.now())
     run.refresh_from_db()
+    if run.purged:
+        activity_record(
+            account=account,
+            action=Activity.Action.LESSONS_PURGED,
+            actor=actor,
+            subject=f"{run.purged:,} archived lesson" + ("" if run.purged == 1 else "s"),
+            detail=f"archived before {cutoff:%Y-%m-%d}; a tombstone of each is kept (purge #{run.pk})",
+            at=now,
+        )
     return run
 
 
@@ -138,6 +152,11 @@ def tombstone_latest(account: Account, scope: str, key: str) -> Tombstone | None
     return (
         Tombstone.objects.filter(account=account, scope=scope, key=key).order_by("-purged_at", "-pk").first()
     )
+
+
+def tombstone_of_lesson(account: Account, lesson_id: int) -> Tombstone | None:
+    """The tombstone a purged lesson left under its old id (its dashboard links), this account's only."""
+    return Tombstone.objects.filter(account=account, lesson_id=lesson_id).select_related("purge_run").first()
 
 
 def tombstones_of_lessons(account: Account, lesson_ids: list[int]) -> list[Tombstone]:
@@ -185,8 +204,7 @@ def purge_forecast(account: Account, now: datetime | None = None) -> PurgeForeca
     now = now or timezone.now()
     due = Lesson.objects.filter(account=account, archived_at__isnull=False, protected=False)
     first = due.order_by("archived_at").values_list("archived_at", flat=True).first()
-    if first is None:
-        return None
-    sweep = next_sweep(max(first + timedelta(days=account.purge_after_days), now))
+    sweep = next_sweep(max(first + timedelta(days=account.purge_after_days), now) if first else now)
+    # Counted even when nothing is archived, so a page costs the same number of queries whatever its store holds.
     count = due.filter(archived_at__lt=sweep - timedelta(days=account.purge_after_days)).count()
-    return PurgeForecast(day=sweep.date(), count=count)
+    return PurgeForecast(day=sweep.date(), count=count) if count else None

@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 
 from lore.candidates import lessons_matching
 from lore.conditions import Rule
+from lore.decay import ANNOTATION, lessons_with_decay
 from lore.limits import SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
 from lore.models import Account, Lesson
 
@@ -26,8 +27,13 @@ KEYSETS = {
     "opened_count": ("opened_count", "Most chosen"),
     "updated": ("updated_at", "Recently updated"),
     "archived": ("archived_at", "Recently archived"),
+    # The one order read lowest first (ties by id, lowest first), on a score computed as of the cursor's moment.
+    "coldest": (ANNOTATION, "Coldest"),
 }
-SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count")}  # the orders the API offers (DESIGN §10)
+ASCENDING = {"coldest"}
+SORTS = {
+    name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")
+}  # the orders the API offers (DESIGN §10)
 DEFAULT_SORT = "newest"
 _DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"
@@ -44,10 +50,13 @@ class Page:
     next_cursor: str | None
 
 
-def cursor_encode(sort: str, lesson: Lesson) -> str:
+def cursor_encode(sort: str, lesson: Lesson, as_of: datetime | None = None) -> str:
+    """The cursor after `lesson`; a computed order (coldest) also keeps the moment its scores were read at."""
     field = KEYSETS[sort][0]
     value = getattr(lesson, field)
     payload = [sort, value.isoformat() if isinstance(value, datetime) else value, lesson.pk]
+    if as_of is not None:
+        payload.append(as_of.isoformat())
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
 
 
@@ -58,11 +67,7 @@ def _fits_bigint(number: int) -> bool:
 
 def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
     """(keyset value, id) from a cursor; CursorError if it is not one of ours or belongs to another sort."""
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        name, value, pk = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
-    except (ValueError, TypeError, UnicodeDecodeError) as exc:
-        raise CursorError("cursor is not valid") from exc
+    name, value, pk = _cursor_payload(cursor)[:3]
     if name != sort or not isinstance(pk, int):
         raise CursorError("cursor belongs to another sort order")
     if not _fits_bigint(pk) or (isinstance(value, int) and not _fits_bigint(value)):
@@ -78,6 +83,30 @@ def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
     if not isinstance(value, int):
         raise CursorError("cursor is not valid")
     return value, pk
+
+
+def _cursor_payload(cursor: str) -> list[object]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        payload = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise CursorError("cursor is not valid") from exc
+    if not isinstance(payload, list) or len(payload) not in (3, 4):
+        raise CursorError("cursor is not valid")
+    return payload
+
+
+def cursor_as_of(cursor: str) -> datetime:
+    """The moment a computed order's cursor read its scores at; CursorError if it holds none."""
+    payload = _cursor_payload(cursor)
+    raw = payload[3] if len(payload) == 4 else None
+    try:
+        parsed = parse_datetime(raw) if isinstance(raw, str) else None
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise CursorError("cursor is not valid")
+    return parsed
 
 
 def search_words(q: str) -> list[str]:
@@ -150,20 +179,32 @@ def lessons_filtered(
 
 
 def lessons_page(
-    qs: QuerySet[Lesson], *, sort: str = DEFAULT_SORT, cursor: str | None = None, limit: int = 50
+    qs: QuerySet[Lesson],
+    *,
+    sort: str = DEFAULT_SORT,
+    cursor: str | None = None,
+    limit: int = 50,
+    now: datetime | None = None,
 ) -> Page:
-    """One keyset page of `qs` in `sort` order (one of KEYSETS; ties broken by id, newest first)."""
+    """One keyset page of `qs` in `sort` order (one of KEYSETS; ties broken by id, newest first; `coldest`
+    lowest score first, its scores read as of its first page's `now`, which its cursor carries on)."""
     if sort not in KEYSETS:
         raise CursorError(f"sort must be one of {', '.join(SORTS)}")
     field = KEYSETS[sort][0]
     limit = max(1, min(limit, MAX_LIMIT))
+    as_of = None
+    if sort in ASCENDING:
+        as_of = cursor_as_of(cursor) if cursor else (now or timezone.now())
+        qs = lessons_with_decay(qs, as_of)  # replaces a score the caller annotated at another moment
+    after = "gt" if sort in ASCENDING else "lt"
     if cursor:
         value, pk = cursor_decode(sort, cursor)
-        qs = qs.filter(Q(**{f"{field}__lt": value}) | Q(**{field: value, "pk__lt": pk}))
-    rows = list(qs.order_by(f"-{field}", "-pk")[: limit + 1])
+        qs = qs.filter(Q(**{f"{field}__{after}": value}) | Q(**{field: value, f"pk__{after}": pk}))
+    order = (field, "pk") if sort in ASCENDING else (f"-{field}", "-pk")
+    rows = list(qs.order_by(*order)[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]
-    return Page(rows=rows, next_cursor=cursor_encode(sort, rows[-1]) if more and rows else None)
+    return Page(rows=rows, next_cursor=cursor_encode(sort, rows[-1], as_of) if more and rows else None)
 
 
 # A loose index scan over lesson_unique_address (account, scope, key): one index probe per distinct scope instead of reading

@@ -16,13 +16,15 @@ def bounded(param: Param) -> Callable[[str], int]:
     """An argparse type: a whole number within the param's bounds (usage error otherwise)."""
 
     def parse(text: str) -> int:
-        unit = "days" if param.unit == "days" else "times"
+        unit = {"days": " days", "count": " times"}.get(param.unit, "")
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of {unit}") from None
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a whole number{' of' + unit if unit else ''}"
+            ) from None
         if not param.low <= value <= param.high:
-            raise argparse.ArgumentTypeError(f"must be between {param.low} and {param.high:,} {unit}")
+            raise argparse.ArgumentTypeError(f"must be between {param.low} and {param.high:,}{unit}")
         return value
 
     parse.__name__ = param.name
@@ -32,7 +34,7 @@ def bounded(param: Param) -> Callable[[str], int]:
 def add_condition_flags(parser: argparse.ArgumentParser, params: Iterable[Param]) -> None:
     group = parser.add_argument_group("age & activity conditions")
     for param in params:
-        metavar = "DAYS" if param.unit == "days" else "N"
+        metavar = {"days": "DAYS", "score": "SCORE"}.get(param.unit, "N")
         phrase = param.phrase.replace("N ", f"{metavar} ", 1)
         group.add_argument(
             param.flag, dest=param.name, type=bounded(param), metavar=metavar, help=f"{param.label}: {phrase}"

@@ -89,7 +89,10 @@ FILTERS = {
     },
     **param_schemas(PARAMS),
     **dimension_schemas(DIMENSIONS),
-    "sort": {"enum": list(SORTS), "description": "newest (default) or opened_count (most chosen first)"},
+    "sort": {
+        "enum": list(SORTS),
+        "description": "newest (default), opened_count (most chosen first) or coldest (lowest decay score first)",
+    },
     "limit": {"type": "integer", "minimum": 1, "maximum": 200},
     "cursor": {"type": "string", "description": "next_cursor of the previous page"},
     "archived": {"type": "boolean", "description": "archived lessons instead of active ones"},

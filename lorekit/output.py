@@ -6,7 +6,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from lorekit.registry import DIMENSIONS, POLICY_DIMENSIONS, RETENTION_PARAMS, SIGNALS
+from lorekit.registry import DIMENSIONS, PARAMS, POLICY_DIMENSIONS, RETENTION_PARAMS, SIGNALS
+
+PARAMS_BY_NAME = {p.name: p for p in PARAMS}
 
 # C0 controls but tab and newline, DEL, C1 controls (CSI, OSC…), and the bidirectional overrides and isolates:
 # what lesson content could use to move the cursor, set the title, write the clipboard or reorder what is read.
@@ -72,6 +74,10 @@ def lesson_detail(lesson: dict[str, Any]) -> str:
         for signal in SIGNALS
     )
     parts = [head, "", lesson["content"].rstrip(), "", counters]
+    if "decay_score" in lesson:
+        label = PARAMS_BY_NAME["max_decay_score"].label
+        immune = lesson.get("protected")
+        parts.append(f"{label}: immune (protected)" if immune else f"{label} {lesson['decay_score']}/100")
     if dims:
         parts.append("   ".join(dims))
     return "\n".join(parts)

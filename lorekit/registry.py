@@ -152,6 +152,16 @@ PARAMS: tuple[Param, ...] = (
         phrase="N times or more",
         help="Deliberate agent fetches only. 'Never chosen' means nothing has ever used it.",
     ),
+    Param(
+        name="max_decay_score",
+        label="Decay score",
+        unit="score",
+        low=0,
+        high=100,
+        reverse=False,
+        phrase="N or lower",
+        help="0–100: halves every half-life (35 days by default) without an agent open, more slowly for lessons chosen or written often. Protected lessons are immune (100).",
+    ),
 )
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension(name="tags", label="Label", modes=("any", "all", "none"), in_policy=True),
@@ -208,7 +218,7 @@ SIGNALS: tuple[Signal, ...] = (
         meaning="When the lesson was first written.",
     ),
 )
-SORTS: tuple[str, ...] = ("newest", "opened_count")
+SORTS: tuple[str, ...] = ("newest", "opened_count", "coldest")
 POLICY_MODES: tuple[str, ...] = ("review", "auto")
 NAME_MAX = 200  # a policy's name, typed or automatic
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from policies import transfer_views, views
+from policies import account_views, transfer_views, views
 
 app_name = "policies"
 urlpatterns = [
@@ -22,4 +22,5 @@ urlpatterns = [
     path("transfers/<int:job_id>/download/", transfer_views.transfer_download, name="transfer_download"),
     path("tokens/", views.token_list, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke_view, name="revoke"),
+    path("account/", account_views.account_settings, name="account"),
 ]

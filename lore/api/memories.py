@@ -29,6 +29,7 @@ from lore.api.schemas import (
     SearchIn,
 )
 from lore.conditions import Rule, parse_retention, rule_from_data
+from lore.decay import lessons_with_decay
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
@@ -86,7 +87,14 @@ def lessons_list_page(request: HttpRequest, data: Mapping[str, Any], *, text: st
     account = account_of(request)
     rule = filters_rule({k: v for k, v in data.items() if k not in ("archived", "sort", "limit", "cursor")})
     qs = lessons_filtered(account, rule, q=no_nul(text, "query"), archived=bool(data.get("archived")))
-    page = lessons_page(qs, sort=data["sort"], cursor=data.get("cursor"), limit=data["limit"])
+    now = timezone.now()
+    page = lessons_page(
+        lessons_with_decay(qs, now),
+        sort=data["sort"],
+        cursor=data.get("cursor"),
+        limit=data["limit"],
+        now=now,
+    )
     lessons_deliver_page(request, account, page.rows, rule.scope)
     return {"items": page.rows, "next_cursor": page.next_cursor}
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from annotated_types import Interval
+from django.utils import timezone
 from ninja import Field, Schema
 from pydantic import AwareDatetime, BeforeValidator, ConfigDict, Strict, StringConstraints, create_model
 from pydantic_core import PydanticCustomError
@@ -25,6 +26,7 @@ from lore.conditions import (
     Dimension,
     Param,
 )
+from lore.decay import ANNOTATION, lesson_decay_score
 from lore.inputs import MAX_CONTENT
 from lore.limits import PREVIEW_KEYS_DEFAULT, PREVIEW_KEYS_MAX
 from lore.scopes import MAX_VALUE_LENGTH
@@ -109,6 +111,16 @@ def _model(name: str, doc: str, fields: dict[str, Any], base: type[Schema] = Inp
 
 # ---------------------------------------------------------------- lessons
 
+
+class LessonSchema(Schema):
+    """A lesson's computed fields: its decay score, annotated by lists, computed for a single lesson."""
+
+    @staticmethod
+    def resolve_decay_score(obj: Any) -> int:
+        score = getattr(obj, ANNOTATION, None)
+        return score if score is not None else lesson_decay_score(obj, timezone.now())
+
+
 LessonOut = _model(
     "Lesson",
     "A lesson with every dimension and its counters: Recurrence (seen_count), Delivered (read_count), "
@@ -130,8 +142,14 @@ LessonOut = _model(
         "protected": (bool, ...),
         "archived_at": (datetime | None, None),
         "archive_reason": (str, ""),
+        "decay_score": (
+            int,
+            Field(
+                ..., ge=0, le=100, description="Decay score 0–100 now (docs/decay.md); 100 when protected."
+            ),
+        ),
     },
-    base=Schema,
+    base=LessonSchema,
 )
 
 LessonIn = _model(
@@ -192,7 +210,13 @@ def _filter_fields(*, in_query: bool) -> dict[str, Any]:
             bool if in_query else JsonBool,
             Field(False, description="List archived lessons instead of active ones"),
         ),
-        "sort": (SortName, Field(DEFAULT_SORT, description="newest (default) or opened_count (most chosen)")),
+        "sort": (
+            SortName,
+            Field(
+                DEFAULT_SORT,
+                description="newest (default), opened_count (most chosen) or coldest (lowest decay score)",
+            ),
+        ),
         "limit": (int if in_query else Whole, Field(50, ge=1, le=MAX_LIMIT)),
         "cursor": (
             optional(Annotated[str, StringConstraints(max_length=500)]),

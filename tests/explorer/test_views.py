@@ -673,3 +673,91 @@ def test_with_filters_only_the_list_says_which_lessons_a_policy_would_skip(logge
     assert f'id="candidate-note-{key}" hx-swap-oob="true"' in stats and "1 protected lesson" in stats
     # No filter, nothing a policy could be made of: no note.
     assert "data-candidate-note" not in logged_in.get("/a/acme/explorer/").content.decode()
+
+
+# ---------------------------------------------------------------- the decay score (issue 15 part 2)
+
+
+def test_the_sheet_shows_the_decay_score_and_a_protected_lesson_as_immune(logged_in: Client, account) -> None:  # noqa: ANN001
+    cold = LessonFactory(account=account, created_at=days_ago(69.9))  # 2^(-69.9/35) = 0.2504
+    pinned = LessonFactory(account=account, created_at=days_ago(70), protected=True)
+    html = logged_in.get(f"/a/acme/explorer/lessons/{cold.pk}/", **HX).content.decode()
+    assert re.search(r"<dd data-decay>\s*25\s*<", html), html
+    assert "Decay score" in html
+    html = logged_in.get(f"/a/acme/explorer/lessons/{pinned.pk}/", **HX).content.decode()
+    assert re.search(r"<dd data-decay>\s*Immune \(protected\)\s*<", html)
+
+
+def test_the_explorer_sorts_coldest_first_and_filters_by_max_decay_score(logged_in: Client, account) -> None:  # noqa: ANN001
+    warm = LessonFactory(account=account, key="warm", created_at=days_ago(1))
+    colder = LessonFactory(account=account, key="colder", created_at=days_ago(80))
+    coldest = LessonFactory(account=account, key="coldest", created_at=days_ago(300))
+    html = logged_in.get("/a/acme/explorer/?sort=coldest").content.decode()
+    order = re.findall(r'<tr class="lesson-row"[^>]*data-key="([^"]+)"', html)
+    assert order.index("coldest") < order.index("colder") < order.index("warm"), order
+    html = logged_in.get("/a/acme/explorer/?retention=max_decay_score:25").content.decode()
+    assert "Decay score: 25 or lower" in html
+    assert set(re.findall(r"<tr class=\"lesson-row\"[^>]*data-key=\"([^\"]+)\"", html)) == {
+        coldest.key,
+        colder.key,
+    }
+    assert warm.key == "warm"
+
+
+# ---------------------------------------------------------------- the purge made visible (issue 15 part 3)
+
+
+def test_the_archived_view_says_how_many_lessons_will_be_purged_on_which_day(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    from lore.purge import purge_forecast
+
+    due = [LessonFactory(account=account).pk for _ in range(2)]
+    lessons_archive(account=account, lesson_ids=due, reason="by hand", now=days_ago(176))
+    later = LessonFactory(account=account)
+    lessons_archive(account=account, lesson_ids=[later.pk], reason="by hand", now=days_ago(10))
+    forecast = purge_forecast(account)
+    assert forecast is not None and forecast.count == 2
+    html = logged_in.get("/a/acme/explorer/?archived=1").content.decode()
+    assert f"2 lessons will be purged on {forecast.day:%Y-%m-%d}" in html
+    assert "2 lessons will be purged" not in logged_in.get("/a/acme/explorer/").content.decode()
+    account.purge_after_days = 0
+    account.save()
+    html = logged_in.get("/a/acme/explorer/?archived=1").content.decode()
+    assert "will be purged" not in html and "never purged" in html
+
+
+def test_an_archived_row_says_in_how_many_days_it_will_be_purged(logged_in: Client, account) -> None:  # noqa: ANN001
+    from lore.purge import purge_in_words
+
+    lesson = LessonFactory(account=account)
+    lessons_archive(account=account, lesson_ids=[lesson.pk], reason="by hand", now=days_ago(168))
+    lesson.refresh_from_db()
+    words = purge_in_words(account, lesson, timezone.now())
+    assert words.startswith("purged in ")
+    html = logged_in.get("/a/acme/explorer/?archived=1").content.decode()
+    assert re.search(rf"<span class=\"purge-note\"[^>]*>{words}</span>", html), words
+
+
+def test_a_purged_lessons_old_sheet_link_shows_its_tombstone_and_history(logged_in: Client, account) -> None:  # noqa: ANN001
+    from lore.purge import account_purge
+
+    lesson = LessonFactory(account=account, key="gone")
+    lessons_archive(account=account, lesson_ids=[lesson.pk], reason="by hand", now=days_ago(400))
+    account_purge(account)
+    for headers, status in (({}, 410), (HX, 200)):  # htmx swaps only a 2xx into the sheet
+        response = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **headers)
+        html = response.content.decode()
+        assert response.status_code == status
+        assert f"repo::acme/app::gone was purged on {timezone.now():%Y-%m-%d}" in html
+        assert re.search(r'<span class="event-action">archived</span>', html)
+        assert re.search(r'<span class="event-action">purged</span>', html)
+        assert 'data-action="restore"' not in html
+
+
+def test_another_accounts_tombstone_is_not_shown(logged_in: Client, other_account) -> None:  # noqa: ANN001
+    from lore.purge import account_purge
+
+    lesson = LessonFactory(account=other_account, key="theirs", archived_at=days_ago(400))
+    account_purge(other_account)
+    assert logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/").status_code == 404

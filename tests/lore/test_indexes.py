@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from lore.candidates import candidates
 from lore.conditions import DIMENSIONS, PARAMS, DimFilter, Rule
+from lore.decay import DECAY_INPUTS
 from lore.models import Lesson
 from lore.selectors import lessons_filtered
 from policies.models import PolicyRun
@@ -105,7 +106,12 @@ def test_the_covering_index_carries_every_column_a_rule_can_filter_on_but_the_re
     """Adding a condition or dimension to the registry must come with its column in lesson_active_facts."""
     facts = next(i for i in Lesson._meta.indexes if i.name == "lesson_active_facts")
     carried = {Lesson._meta.get_field(f).column for f in (*facts.fields, *facts.include)}
-    wanted = {Lesson._meta.get_field(p.condition.field).column for p in PARAMS.values()}
+    wanted = {
+        Lesson._meta.get_field(p.condition.field).column
+        for p in PARAMS.values()
+        if p.condition.unit != "score"
+    }
+    wanted |= set(DECAY_INPUTS)  # the decay score is computed from these
     wanted |= {"created_at"}  # unseen_days falls back to it
     wanted |= {Lesson._meta.get_field(d.field).column for d in DIMENSIONS if not d.is_tags}
     wanted |= {"scope", "key", "protected"}

@@ -168,3 +168,16 @@ def test_an_archived_row_says_in_how_many_days_it_will_be_purged() -> None:
     assert purge.purge_in_words(account, lesson, NOW) == "purged in 11 days"
     account.purge_after_days = 0
     assert purge.purge_in_words(account, lesson, NOW) == ""
+
+
+def test_a_purge_that_deleted_lessons_is_one_row_of_the_account_activity() -> None:
+    from lore.models import Activity
+
+    account = AccountFactory()
+    archived(account, 200), archived(account, 300), archived(account, 10)
+    purge.account_purge(account, now=NOW)
+    row = Activity.objects.get(account=account, action="lessons.purged")
+    assert row.actor == "nightly sweep" and row.subject == "2 archived lessons"
+    assert "tombstone" in row.detail and f"{NOW - timedelta(days=180):%Y-%m-%d}" in row.detail
+    purge.account_purge(account, now=NOW)  # nothing left to purge: no second row
+    assert Activity.objects.filter(account=account, action="lessons.purged").count() == 1

@@ -7,8 +7,10 @@ import json
 import socket
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from lore.models import Lesson, ReadEvent
 from tests.factories import LessonFactory
@@ -191,3 +193,15 @@ def test_garden_reports_findings_and_apply_retires_them(lorekit, account) -> Non
     again = lorekit("garden", "--apply", str(finding.pk))
     assert again.returncode == 1 and "not open" in again.stderr
     assert lorekit("garden", "--apply", "999999").returncode == 3
+
+
+def test_show_prints_the_decay_score_and_immune_for_a_pinned_lesson(lorekit, account) -> None:  # noqa: ANN001
+    LessonFactory(account=account, key="old", created_at=timezone.now() - timedelta(days=300))
+    LessonFactory(account=account, key="pinned", protected=True)
+    listed = lorekit("list", "--max-decay-score", "10", "--sort", "coldest", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [(i["key"], i["decay_score"]) for i in json.loads(listed.stdout)["items"]] == [("old", 0)]
+    result = lorekit("show", "repo::acme/app::old")
+    assert result.returncode == 0, result.stderr
+    assert "Decay score 100/100" in result.stdout  # opening it just now restarted its clock
+    assert "Decay score: immune (protected)" in lorekit("show", "repo::acme/app::pinned").stdout

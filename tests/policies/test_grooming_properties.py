@@ -7,6 +7,7 @@ can never move a lesson across a boundary.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -47,7 +48,11 @@ VALUES = {
     "origin_branch": ["main", "feat/x", ""],
     "origin_pr": ["482", "17", ""],
 }
-THRESHOLDS = {"days": [1, 7, 30, 90, 365, 500], "count": [0, 1, 2, 5, 26, 100, 400]}
+THRESHOLDS = {
+    "days": [1, 7, 30, 90, 365, 500],
+    "count": [0, 1, 2, 5, 26, 100, 400],
+    "score": [0, 5, 10, 25, 50, 99, 100],
+}
 PROPERTY_SETTINGS = settings(
     max_examples=40,
     deadline=None,
@@ -143,6 +148,13 @@ def store_create(specs: list[Spec], now: datetime) -> Account:
     return account
 
 
+def decay_score(lesson: Lesson, now: datetime, half_life: float = 35.0) -> int:
+    """docs/decay.md's formula in Python (the oracle of max_decay_score)."""
+    days = max((now - (lesson.last_opened_at or lesson.created_at)).total_seconds() / 86400, 0)
+    strength = 1 + math.log(1 + lesson.opened_count) + math.log(max(lesson.seen_count, 1))
+    return 100 if lesson.protected else math.floor(100 * 2 ** (-days / (half_life * strength)) + 0.5)
+
+
 def expected_matches(lesson: Lesson, rule: Rule, now: datetime) -> bool:
     """The rule's meaning, spelled out independently of the SQL (the oracle)."""
     if lesson.archived_at is not None or lesson.protected or not scope_covers(rule.scope, lesson.scope):
@@ -152,6 +164,9 @@ def expected_matches(lesson: Lesson, rule: Rule, now: datetime) -> bool:
         param = next(p for p in RETENTION_PARAMS if p.name == name)
         if param.condition.unit == "days":
             if not fields[param.condition.key] < now - timedelta(days=value):
+                return False
+        elif param.condition.unit == "score":
+            if not decay_score(lesson, now) <= value:
                 return False
         elif not getattr(lesson, param.condition.field) <= value:
             return False
