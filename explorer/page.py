@@ -21,8 +21,9 @@ from explorer.queries import (
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, DateRange, ExplorerState, scope_label
 from explorer.templatetags.explorer_tags import ago, thousands
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, LIST_SIGNALS, SIGNALS, Dimension, Rule, Signal
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, LIST_SIGNALS, SIGNALS, Dimension, Signal
 from lore.models import Account, Lesson
+from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import CursorError, Page, lessons_page, scopes_present
 from policies.models import PolicyRun

@@ -18,7 +18,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from explorer.filter_control import control_context, policy_control, rule_from_query
+from explorer.filter_control import control_context, policy_control
 from explorer.page import (
     STATS_KEY,
     menu_context,
@@ -33,6 +33,7 @@ from explorer.state import ExplorerState
 from lore.accounts import account_required
 from lore.activity import person
 from lore.models import Lesson, LessonEvent
+from lore.rules.codec import rule_parse
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
 PAGE = "explorer/explorer.html"
@@ -141,7 +142,7 @@ def filter_control(request: HttpRequest) -> HttpResponse:
     inputs, Filter button) plus the menu body out of band, at `menu` (the list by default).
     """
     account = account_required(request.user)
-    rule, _ = rule_from_query(request.GET, allow_reverse=False, allow_owner=False)
+    rule, _ = rule_parse(request.GET, in_policy=True)
     dom_id = request.GET.get("dom_id", "fc")
     control = policy_control(account, rule, dom_id=dom_id if _DOM_ID.match(dom_id) else "fc")
     section = request.GET.get("section", "")

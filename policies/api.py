@@ -23,8 +23,10 @@ from lore.api.schemas import (
     PreviewOut,
     RunOut,
 )
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, auto_name, rule_from_data
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, auto_name
 from lore.models import Account
+from lore.rules.codec import rule_parse_strict
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create, policy_delete, policy_update
@@ -81,7 +83,7 @@ def groom_target(account: Account, payload: Any) -> tuple[Rule, RetentionPolicy 
         return policy.rule, policy
     if "scope" not in data:
         raise ApiError(422, "give a scope (global for the whole account) or a policy_id", field="scope")
-    return rule_from_data(data), None
+    return rule_parse_strict(data), None
 
 
 @groom_router.post(
@@ -165,7 +167,7 @@ def policies_create(request: HttpRequest, payload: PolicyIn) -> Status[dict[str,
     token = token_of(request)
     policy = policy_create(
         account=token.account,
-        rule=rule_from_data(data),
+        rule=rule_parse_strict(data),
         name=name,
         mode=mode,
         enabled=enabled,

@@ -23,8 +23,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from lore.accounts import account_required, token_create, token_revoke
 from lore.activity import activities_of, person
 from lore.candidates import candidates
-from lore.conditions import RuleError
 from lore.models import Account, Lesson
+from lore.rules.codec import RuleError
 from policies import grooming, selectors
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
 from policies.models import PolicyRun, RetentionPolicy

@@ -28,11 +28,12 @@ from lore.api.schemas import (
     ProtectIn,
     SearchIn,
 )
-from lore.conditions import Rule, parse_retention, rule_from_data
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_latest
+from lore.rules.codec import rule_parse_strict
+from lore.rules.rule import Rule
 from lore.scopes import parse_address, parse_scope, validate_key
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
@@ -53,17 +54,9 @@ def no_nul(value: str, field: str) -> str:
 
 
 def filters_rule(data: Mapping[str, Any]) -> Rule:
-    """The rule of a list/search request: `retention` (URL syntax) merged with the per-param fields."""
-    merged = dict(data)
-    retention = merged.pop("retention", None)
-    if retention:
-        values, notices = parse_retention(retention)
-        if notices:
-            raise ApiError(422, notices[0], field="retention")
-        for name, value in values.items():
-            if merged.get(name) is None:
-                merged[name] = value
-    return rule_from_data(merged, allow_reverse=True, allow_explorer_dimensions=True, require_scope=False)
+    """The rule of a list/search request (`retention` in URL syntax and/or one field per param), read by the
+    codec; its first problem is the 422."""
+    return rule_parse_strict(data, in_policy=False, require_scope=False)
 
 
 def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[Lesson], scope: str) -> None:

@@ -24,9 +24,9 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from lore.accounts import token_create
-from lore.conditions import Rule
 from lore.demo import demo_store_create
 from lore.models import Account, Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.services import policy_create
 

@@ -13,13 +13,18 @@ from lore.conditions import (
     NAME_MAX,
     PARAMS,
     DimFilter,
-    Rule,
     auto_name,
     dimension_pill,
-    parse_retention,
     parse_typed,
-    serialize_retention,
 )
+from lore.rules.codec import retention_text, rule_parse
+from lore.rules.rule import Rule
+
+
+def parse_retention(text: str) -> tuple[dict[str, int], list[str]]:
+    """`?retention=` alone through the codec: its conditions and its notices."""
+    rule, problems = rule_parse({"retention": text})
+    return dict(rule.conditions), [problem.notice for problem in problems]
 
 
 def labels(condition: str, text: str) -> list[str]:
@@ -74,8 +79,8 @@ def test_the_retention_parser_never_raises(text: str) -> None:
 
 @given(st.dictionaries(st.sampled_from(list(PARAMS)), st.integers(min_value=1, max_value=365)))
 def test_retention_round_trips_every_valid_value(values: dict[str, int]) -> None:
-    parsed, _ = parse_retention(serialize_retention(values))
-    again, notices = parse_retention(serialize_retention(parsed))
+    parsed, _ = parse_retention(retention_text(values))
+    again, notices = parse_retention(retention_text(parsed))
     assert parsed == again and not notices
     for name, value in parsed.items():
         assert values[name] == value
