@@ -8,7 +8,15 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
-from lore.conditions import NAME_MAX, PARAMS, POLICY_DIMENSIONS, RETENTION_PARAMS, auto_name
+from lore.conditions import (
+    DIMENSIONS,
+    NAME_MAX,
+    PARAMS,
+    POLICY_DIMENSIONS,
+    RETENTION_PARAMS,
+    REVERSE_PARAMS,
+    auto_name,
+)
 from lore.models import Account, Membership
 from lore.rules.codec import Problem, RuleError, rule_as_form_data, rule_parse
 from lore.rules.rule import Rule
@@ -30,6 +38,11 @@ def _rule_field_names() -> list[str]:
 
 
 RULE_FIELDS: tuple[str, ...] = ("scope", *_rule_field_names())
+# Rule parts the form has no field for: a plain POST that names one is refused, not silently widened.
+NOT_IN_POLICY: tuple[str, ...] = (
+    *(p.name for p in REVERSE_PARAMS),
+    *(d.name for d in DIMENSIONS if not d.in_policy),
+)
 
 
 class PolicyForm(forms.Form):
@@ -61,6 +74,7 @@ class PolicyForm(forms.Form):
         """What was typed into the rule's fields (the scope defaulting to All scopes)."""
         source = self.data if self.is_bound else self.initial
         raw = {name: str(source.get(name) or "").strip() for name in RULE_FIELDS}
+        raw.update({name: str(source[name]).strip() for name in NOT_IN_POLICY if source.get(name)})
         raw["scope"] = raw["scope"] or GLOBAL
         return raw
 

@@ -74,9 +74,16 @@ def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[
         row.last_read_at = now
 
 
-def lessons_list_page(request: HttpRequest, data: Mapping[str, Any], *, text: str = "") -> dict[str, Any]:
+def lessons_list_page(
+    request: HttpRequest,
+    data: Mapping[str, Any],
+    *,
+    text: str = "",
+    rule_data: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One page of the list; the rule is read from `rule_data` (the query string, repeats and all) or `data`."""
     account = account_of(request)
-    rule = filters_rule({k: v for k, v in data.items() if k not in ("archived", "sort", "limit", "cursor")})
+    rule = filters_rule(rule_data if rule_data is not None else data)
     qs = lessons_filtered(account, rule, q=no_nul(text, "query"), archived=bool(data.get("archived")))
     page = lessons_page(qs, sort=data["sort"], cursor=data.get("cursor"), limit=data["limit"])
     lessons_deliver_page(request, account, page.rows, rule.scope)
@@ -122,7 +129,7 @@ def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, An
     unknown = sorted(set(request.GET) - set(ListQuery.model_fields))
     if unknown:  # a misspelt filter must not silently widen the list
         raise ApiError(422, f"{unknown[0]}: not a known filter", field=unknown[0])
-    return lessons_list_page(request, filters.dict())  # type: ignore[attr-defined]
+    return lessons_list_page(request, filters.dict(), rule_data=request.GET)  # type: ignore[attr-defined]
 
 
 @router.post("/list", response={200: PageOut, **error_responses(400)}, summary="List lessons (JSON filters)")

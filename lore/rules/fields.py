@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 
 from lore.scopes import ScopeError, parse_scope
 
-_WHOLE = re.compile(r"-?\d{1,12}")
+_WHOLE = re.compile(r"-?[0-9]{1,12}")  # ASCII digits: what the API's schemas take too
 
 
 class WholeNumberField(forms.IntegerField):
