@@ -216,3 +216,11 @@ def dimension_value_counts(
     # so the count can be an index-only scan (lesson_page_counts, lesson_active_facts; bench/EXPLAIN.md).
     rows = qs.annotate(n=Count("account")).order_by("-n", field_name)[:limit]
     return [(str(value), int(n)) for value, n in rows]
+
+
+def run_of_account(account: Account, run_id: int) -> Any | None:
+    """The archive run `run_id` of the account (what archived_by_run points at), or None. Read through the
+    Lesson's relation so that a page below `policies` needs no import of it."""
+    runs = Lesson._meta.get_field("archived_by_run").related_model
+    assert runs is not None and not isinstance(runs, str)
+    return runs._default_manager.filter(account=account, pk=run_id).first()
