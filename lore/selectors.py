@@ -108,7 +108,7 @@ def search_within_limits(q: str) -> str:
 
 def text_search_q(q: str) -> Q:
     """Every word must appear in the key or the content: full-text search (prefix match, GIN index
-    `lesson_search` of explorer/migrations, over active lessons) on PostgreSQL, case-insensitive containment
+    `lesson_search` of lore/migrations, over active lessons) on PostgreSQL, case-insensitive containment
     elsewhere. Over the search limits: LimitExceeded."""
     words = search_words(q)
     if connection.vendor == "postgresql":

@@ -60,3 +60,32 @@ def test_the_rule_language_has_one_parser_and_one_writer() -> None:
             if 'partition(":")' in text or 'f"{name}:{value}"' in text or HAND_MODE.search(text):
                 spellers.append(relative)
     assert spellers == []
+
+
+def test_no_migration_imports_live_code() -> None:
+    """A migration builds what it built the day it was written: it reads models through `apps`, never the
+    product's modules (whose expressions and registries move on)."""
+    importing = []
+    for package in ("lore", "explorer", "policies"):
+        for path in sorted((ROOT / package / "migrations").glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                names = [module] if module else [a.name for a in getattr(node, "names", [])]
+                if isinstance(node, ast.Import | ast.ImportFrom) and any(
+                    (name or "").split(".")[0] in PRODUCT for name in names
+                ):
+                    importing.append(str(path.relative_to(ROOT)))
+    assert importing == []
+
+
+def test_the_search_index_of_lores_table_is_created_by_a_lore_migration() -> None:
+    source = (ROOT / "lore" / "migrations" / "0010_lesson_search_index.py").read_text()
+    assert 'SearchVector("key", "content", config="simple")' in source
+    from lore.selectors import SEARCH_CONFIG, lesson_search_vector
+
+    assert lesson_search_vector().deconstruct() == (
+        "django.contrib.postgres.search.SearchVector",
+        ("key", "content"),
+        {"config": SEARCH_CONFIG},
+    )
+    assert SEARCH_CONFIG == "simple"
