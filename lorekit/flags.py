@@ -16,7 +16,7 @@ def bounded(param: Param) -> Callable[[str], int]:
     """An argparse type: a whole number within the param's bounds (usage error otherwise)."""
 
     def parse(text: str) -> int:
-        unit = "days" if param.unit == "days" else "times"
+        unit = param.unit_word
         try:
             value = int(text)
         except ValueError:
