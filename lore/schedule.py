@@ -25,16 +25,21 @@ def sweep_schedule(spec: str) -> crontab:
         raise ImproperlyConfigured(f"LORE_SWEEP_CRONTAB={spec!r} is not a valid crontab: {exc}") from exc
 
 
+def _fires_in_hour(schedule: crontab, at: datetime) -> bool:
+    """Whether `schedule` fires in some minute of the hour `at` is in."""
+    return (
+        at.month in schedule.month_of_year
+        and at.day in schedule.day_of_month
+        and at.isoweekday() % 7 in schedule.day_of_week
+        and at.hour in schedule.hour
+    )
+
+
 def previous_fire(schedule: crontab, now: datetime) -> datetime | None:
     """The latest minute at or before `now` (UTC) at which `schedule` fires; None if none in the past year."""
     at = now.astimezone(UTC).replace(second=0, microsecond=0)
     for _ in range(24 * 366 + 1):
-        if (
-            at.month in schedule.month_of_year
-            and at.day in schedule.day_of_month
-            and at.isoweekday() % 7 in schedule.day_of_week
-            and at.hour in schedule.hour
-        ):
+        if _fires_in_hour(schedule, at):
             minutes = [m for m in schedule.minute if m <= at.minute]
             if minutes:
                 return at.replace(minute=max(minutes))
@@ -48,12 +53,7 @@ def next_fire(schedule: crontab, after: datetime) -> datetime | None:
     if at.second or at.microsecond:
         at = at.replace(second=0, microsecond=0) + timedelta(minutes=1)
     for _ in range(24 * 366 + 1):
-        if (
-            at.month in schedule.month_of_year
-            and at.day in schedule.day_of_month
-            and at.isoweekday() % 7 in schedule.day_of_week
-            and at.hour in schedule.hour
-        ):
+        if _fires_in_hour(schedule, at):
             minutes = [m for m in schedule.minute if m >= at.minute]
             if minutes:
                 return at.replace(minute=min(minutes))
