@@ -296,10 +296,6 @@ class Option:
     def label(self) -> str:
         return PARAMS[self.param].value_phrase(self.value)
 
-    @property
-    def token(self) -> str:
-        return f"{self.param}:{self.value}"
-
 
 @dataclass(frozen=True)
 class TypedResult:

@@ -42,7 +42,7 @@ def test_a_bare_number_offers_both_40_times_or_fewer_and_40_times_or_more() -> N
 def test_strict_comparison_on_a_count_means_the_next_whole_number() -> None:
     result = parse_typed("chosen", ">40")
     assert [o.label for o in result.options] == ["41 times or more"]
-    assert result.options[0].token == "min_opened_count:41"
+    assert (result.options[0].param, result.options[0].value) == ("min_opened_count", 41)
     assert labels("chosen", ">=40") == ["40 times or more"]
     assert labels("chosen", "<40") == ["39 times or fewer"]
     assert labels("chosen", "<=40") == ["40 times or fewer"]
