@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lore.conditions import (
@@ -71,12 +71,14 @@ def test_the_typed_parser_never_raises(text: str, condition: str) -> None:
     assert result.options or result.error or not text.strip()
 
 
+@settings(deadline=None)  # a property of the parser, not of its speed on a loaded machine
 @given(st.text(max_size=200))
 def test_the_retention_parser_never_raises(text: str) -> None:
     values, notices = parse_retention(text)
     assert all(name in PARAMS for name in values)
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(list(PARAMS)), st.integers(min_value=1, max_value=365)))
 def test_retention_round_trips_every_valid_value(values: dict[str, int]) -> None:
     parsed, _ = parse_retention(retention_text(values))
