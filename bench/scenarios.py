@@ -19,8 +19,9 @@ from django.test import Client
 from django.urls import Resolver404, resolve
 
 from bench.store import Identities
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lessons_deliver
 from policies import grooming

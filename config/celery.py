@@ -8,13 +8,14 @@ a worker or beat started with a bad value stops at once with a message naming th
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from celery import Celery
 from celery.schedules import crontab
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
+
+from lore.schedule import CRONTAB_FIELDS, sweep_schedule
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -24,25 +25,10 @@ PURGE_TASK = "lore.tasks.nightly_purge"
 GARDEN_TASK = "lore.tasks.nightly_garden"
 GARDEN_DELAY_MINUTES = 30  # after the sweep's tick: the sweep's archive runs go first
 TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
-CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
 app = Celery("lore")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-
-def sweep_schedule(spec: str) -> crontab:
-    """A five-field crontab string ("0 3 * * *", UTC) as a Celery crontab; ImproperlyConfigured if it is not one."""
-    fields = str(spec).split()
-    if len(fields) != len(CRONTAB_FIELDS):
-        raise ImproperlyConfigured(
-            f"LORE_SWEEP_CRONTAB={spec!r} is not a crontab: it needs five fields "
-            "(minute hour day-of-month month day-of-week), e.g. '0 3 * * *'"
-        )
-    try:
-        return crontab(**dict(zip(CRONTAB_FIELDS, fields, strict=True)))
-    except (ValueError, TypeError, KeyError) as exc:
-        raise ImproperlyConfigured(f"LORE_SWEEP_CRONTAB={spec!r} is not a valid crontab: {exc}") from exc
 
 
 def garden_schedule(spec: str) -> crontab:
@@ -84,56 +70,6 @@ def _beat_defaults() -> dict[str, Any]:
 # Evaluated when the app loads its configuration (worker and beat start-up). Unlike a signal handler, whose
 # exceptions Celery only logs, an error raised here stops the process.
 app.add_defaults(_beat_defaults)
-
-
-def previous_fire(schedule: crontab, now: datetime) -> datetime | None:
-    """The latest minute at or before `now` (UTC) at which `schedule` fires; None if none in the past year."""
-    at = now.astimezone(UTC).replace(second=0, microsecond=0)
-    for _ in range(24 * 366 + 1):
-        if (
-            at.month in schedule.month_of_year
-            and at.day in schedule.day_of_month
-            and at.isoweekday() % 7 in schedule.day_of_week
-            and at.hour in schedule.hour
-        ):
-            minutes = [m for m in schedule.minute if m <= at.minute]
-            if minutes:
-                return at.replace(minute=max(minutes))
-        at = at.replace(minute=59) - timedelta(hours=1)
-    return None
-
-
-def next_fire(schedule: crontab, after: datetime) -> datetime | None:
-    """The first minute at or after `after` (UTC) at which `schedule` fires; None if none within a year."""
-    at = after.astimezone(UTC)
-    if at.second or at.microsecond:
-        at = at.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    for _ in range(24 * 366 + 1):
-        if (
-            at.month in schedule.month_of_year
-            and at.day in schedule.day_of_month
-            and at.isoweekday() % 7 in schedule.day_of_week
-            and at.hour in schedule.hour
-        ):
-            minutes = [m for m in schedule.minute if m >= at.minute]
-            if minutes:
-                return at.replace(minute=min(minutes))
-        at = at.replace(minute=0) + timedelta(hours=1)
-    return None
-
-
-def next_sweep(after: datetime) -> datetime:
-    """When the nightly sweep next runs at or after `after` (the day itself if the crontab never fires)."""
-    from django.conf import settings
-
-    return next_fire(sweep_schedule(settings.LORE_SWEEP_CRONTAB), after) or after
-
-
-def sweep_slot_start(now: datetime) -> datetime | None:
-    """When the current tick of the nightly sweep began: the sweep runs each policy once per tick."""
-    from django.conf import settings
-
-    return previous_fire(sweep_schedule(settings.LORE_SWEEP_CRONTAB), now)
 
 
 @checks.register()

@@ -1,4 +1,4 @@
-"""The filter control: the Filter menu and the pills of one Rule (DESIGN.md §8, §9).
+"""The filter control widget: the Filter menu and the pills of one Rule (DESIGN.md §8, §9).
 
 The Explorer and Settings → Retention Policies' New/Edit dialog use this same control (the seed: "using the
 identical filter control to edit it further"). Everything it offers is derived from the registry in
@@ -9,9 +9,10 @@ How to use it
 -------------
 Python::
 
-    from explorer.filter_control import control_context, policy_control, rule_from_query
+    from explorer.filter_control import control_context, policy_control
+    from lore.rules.codec import rule_parse
 
-    rule, notices = rule_from_query(request.GET, allow_reverse=False, allow_owner=False)  # e.g. the hand-off
+    rule, problems = rule_parse(request.GET, in_policy=True)  # e.g. the hand-off; problems carry notices
     context = {**control_context(policy_control(account, rule)), ...}
 
 Template (inside your ``<form>``)::
@@ -27,8 +28,8 @@ What a plain <form> submits
 ---------------------------
 Hidden inputs named after the registry: one per condition param (``min_age_days=90``, ``max_opened_count=0``)
 and, per dimension filter, ``<dim>=v1,v2`` (comma-separated) and ``<dim>_mode=in|nin|any|all|none``. Read them
-back with `lore.conditions.rule_from_data(form_data)` or with `rule_from_query` (which also accepts the Explorer's
-``retention=min_age_days:90,…`` spelling and drops bad parts with notices instead of raising). The control never
+back with the codec, `lore.rules.codec.rule_parse(form_data)` (which also accepts the Explorer's
+``retention=min_age_days:90,…`` spelling and reports bad parts as problems instead of raising). The control never
 renders a ``scope`` input: the policy dialog has its own scope picker (`policy_control` counts in `rule.scope`).
 
 The live menu (htmx)
@@ -44,12 +45,10 @@ conditions chain without reopening it.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlencode
 
-from django.db.models import Count, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -58,184 +57,21 @@ from lore.conditions import (
     CONDITIONS_BY_KEY,
     DIMENSIONS,
     DIMENSIONS_BY_NAME,
+    MODE_LABELS,
     PARAMS,
     Condition,
     Dimension,
     DimFilter,
     Param,
-    Rule,
-    canonical_conditions,
-    parse_dimension,
-    parse_retention,
     parse_typed,
-    serialize_retention,
 )
-from lore.models import LessonTag
-from lore.scopes import GLOBAL, ScopeError, parse_scope
-
-MENU_VALUES_LIMIT = 40
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
-NOTICE_SHOWN_CHARS = 60
+from lore.rules.codec import rule_as_form_data, rule_as_query
+from lore.rules.rule import Rule
+from lore.selectors import dimension_value_counts
+from lore.text import CONTROL_CHARS
 
 ValueCounts = Callable[[Dimension, str], list[tuple[str, int]]]
 ConditionCounts = Callable[[Condition, list[tuple[str, int]]], list[int]]
-
-
-def shown(text: str) -> str:
-    """A user-supplied value, shortened for a notice."""
-    text = str(text)
-    return text if len(text) <= NOTICE_SHOWN_CHARS else text[: NOTICE_SHOWN_CHARS - 1] + "…"
-
-
-# ---------------------------------------------------------------- a rule in a query string
-
-
-def rule_query(rule: Rule, *, include_scope: bool = True) -> list[tuple[str, str]]:
-    """The rule as query pairs: scope, retention=…, then <dim>=v1,v2&<dim>_mode=… in registry order.
-
-    This is the format of the Explorer URL and of the hand-off to /settings/policies/new/.
-    """
-    pairs: list[tuple[str, str]] = []
-    if include_scope and rule.scope != GLOBAL:
-        pairs.append(("scope", rule.scope))
-    if rule.conditions:
-        pairs.append(("retention", serialize_retention(rule.conditions)))
-    for dim in DIMENSIONS:
-        flt = rule.dimensions.get(dim.name)
-        if flt is not None:
-            pairs.append((dim.name, ",".join(flt.values)))
-            pairs.append((dim.mode_param, flt.mode))
-    return pairs
-
-
-def _getlist(data: Mapping[str, object], name: str) -> list[str]:
-    getlist = getattr(data, "getlist", None)
-    if getlist is not None:
-        return [str(v) for v in getlist(name)]
-    raw = data.get(name)
-    if raw is None:
-        return []
-    return [str(v) for v in raw] if isinstance(raw, list | tuple) else [str(raw)]
-
-
-def _last(data: Mapping[str, object], name: str) -> str | None:
-    values = _getlist(data, name)
-    return values[-1] if values else None
-
-
-def rule_from_query(
-    data: Mapping[str, object], *, allow_reverse: bool = True, allow_owner: bool = True
-) -> tuple[Rule, list[str]]:
-    """A Rule from query/form data (`rule_query`'s format, or one input per param). Never raises.
-
-    Unknown, malformed and out-of-range parts are dropped, each with a notice saying what was ignored and why.
-    """
-    notices: list[str] = []
-    scope = GLOBAL
-    raw_scope = _last(data, "scope")
-    if raw_scope not in (None, ""):
-        try:
-            scope = parse_scope(raw_scope)
-        except ScopeError as exc:
-            notices.append(f"Ignored scope “{shown(raw_scope or '')}”: {exc.message}.")
-    conditions, retention_notices = parse_retention(",".join(_getlist(data, "retention")))
-    notices += retention_notices
-    given_in = dict.fromkeys(conditions, "retention")  # where each condition's value came from
-    # One param per condition row: in the order the URL gives them, so a later one wins as in retention=.
-    for name in [key for key in data if key in PARAMS]:
-        param = PARAMS[name]
-        raw = _last(data, name)
-        if raw in (None, ""):
-            continue
-        try:
-            value = param.check(raw)
-        except ValueError as exc:
-            notices.append(f"Ignored {name}=“{shown(raw or '')}”: {exc}.")
-            continue
-        for other in param.condition.params:
-            replaced = conditions.pop(other.name, None)
-            if replaced is not None and (other.name, replaced) != (name, value):
-                source = given_in[other.name]
-                notices.append(
-                    f"{param.condition.label} was given twice: kept {param.pill(value)} from {name}=, "
-                    f"not {other.pill(replaced)} from {source}."
-                )
-        conditions[name] = value
-        given_in[name] = f"{name}="
-    if not allow_reverse:
-        for name in [n for n in conditions if PARAMS[n].is_reverse]:
-            notices.append(
-                f"Ignored {PARAMS[name].pill(conditions.pop(name))}: a retention policy cannot carry it."
-            )
-    dimensions: dict[str, DimFilter] = {}
-    for dim in DIMENSIONS:
-        raw_values = [v for v in _getlist(data, dim.name) if v.strip()]
-        if not raw_values:
-            continue
-        if not dim.in_policy and not allow_owner:
-            notices.append(f"Ignored the {dim.label} filter: a retention policy cannot carry it.")
-            continue
-        values, raw_mode = ",".join(raw_values), _last(data, dim.mode_param)
-        try:
-            try:
-                dimensions[dim.name] = parse_dimension(dim, values, raw_mode)
-            except ScopeError as exc:
-                if exc.field != dim.mode_param:
-                    raise
-                # A bad mode must not drop the values, which would widen the view: keep them with the default.
-                dimensions[dim.name] = parse_dimension(dim, values, None)
-                notices.append(
-                    f"Ignored {dim.mode_param}=“{shown(str(raw_mode))}”: the {dim.label} filter matches "
-                    f"{', '.join(dim.modes)}; kept {dim.default_mode}."
-                )
-        except ScopeError as exc:
-            notices.append(f"Ignored the {dim.label} filter: {exc.message}.")
-    return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions), notices
-
-
-def rule_hidden_inputs(rule: Rule) -> list[tuple[str, str]]:
-    """Hidden inputs a plain <form> submits: one per condition param, <dim> and <dim>_mode per filter."""
-    pairs = [(name, str(value)) for name, value in canonical_conditions(rule.conditions).items()]
-    for dim in DIMENSIONS:
-        flt = rule.dimensions.get(dim.name)
-        if flt is not None:
-            pairs += [(dim.name, ",".join(flt.values)), (dim.mode_param, flt.mode)]
-    return pairs
-
-
-# ---------------------------------------------------------------- rule edits (what a pick does)
-
-
-def rule_with_condition(rule: Rule, name: str, value: int | None) -> Rule:
-    """The rule with `name` set to `value` (None removes it); the other direction of that row is replaced."""
-    param = PARAMS[name]
-    conditions = {n: v for n, v in rule.conditions.items() if PARAMS[n].condition_key != param.condition_key}
-    if value is not None:
-        conditions[name] = value
-    return replace(rule, conditions=canonical_conditions(conditions))
-
-
-def rule_without_condition(rule: Rule, condition_key: str) -> Rule:
-    conditions = {n: v for n, v in rule.conditions.items() if PARAMS[n].condition_key != condition_key}
-    return replace(rule, conditions=conditions)
-
-
-def rule_with_dimension(rule: Rule, name: str, flt: DimFilter | None) -> Rule:
-    dimensions = {n: f for n, f in rule.dimensions.items() if n != name}
-    if flt is not None and flt.values:
-        dimensions[name] = flt
-    ordered = {d.name: dimensions[d.name] for d in DIMENSIONS if d.name in dimensions}
-    return replace(rule, dimensions=ordered)
-
-
-def rule_toggle_value(rule: Rule, name: str, value: str) -> Rule:
-    """Add `value` to the dimension's filter, or take it out if it is there (OR within a dimension)."""
-    dim = DIMENSIONS_BY_NAME[name]
-    current = rule.dimensions.get(name)
-    values = list(current.values) if current else []
-    values = [v for v in values if v != value] if value in values else [*values, value]
-    mode = current.mode if current else dim.default_mode
-    return rule_with_dimension(rule, name, DimFilter(tuple(values), mode) if values else None)
 
 
 # ---------------------------------------------------------------- the control and what the template reads
@@ -255,8 +91,7 @@ class FilterControl:
     rule: Rule
     href: Callable[[Rule], str]
     menu_href: Callable[[Rule], str]
-    allow_reverse: bool = True
-    allow_owner: bool = True
+    in_policy: bool = False  # a policy's rule: no reverse directions, no Explorer-only dimensions
     value_counts: ValueCounts | None = None
     condition_counts: ConditionCounts | None = None
     target: str = "#explorer"
@@ -265,10 +100,10 @@ class FilterControl:
 
     @property
     def dimensions(self) -> tuple[Dimension, ...]:
-        return tuple(d for d in DIMENSIONS if d.in_policy or self.allow_owner)
+        return tuple(d for d in DIMENSIONS if d.in_policy or not self.in_policy)
 
     def params_of(self, cond: Condition) -> tuple[Param, ...]:
-        return tuple(p for p in cond.params if self.allow_reverse or not p.is_reverse)
+        return tuple(p for p in cond.params if not (self.in_policy and p.is_reverse))
 
 
 def with_params(url: str, **params: str) -> str:
@@ -373,18 +208,17 @@ def control_pills(control: FilterControl) -> list[Pill]:
     pills: list[Pill] = []
     for name, text in rule.pills():
         if name in PARAMS:
-            remove, section = rule_with_condition(rule, name, None), PARAMS[name].condition_key
             pills.append(
                 Pill(
                     name,
                     text,
-                    _pick(control, remove),
+                    _pick(control, rule.with_condition(name, None)),
                     PARAMS[name].is_reverse,
-                    with_params(menu, section=section),
+                    with_params(menu, section=PARAMS[name].condition_key),
                 )
             )
         else:
-            remove = rule_with_dimension(rule, name, None)
+            remove = rule.with_dimension(name, None)
             pills.append(Pill(name, text, _pick(control, remove), edit_href=with_params(menu, section=name)))
     return pills
 
@@ -426,7 +260,7 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
         selected = current is not None and current[0].name == param.name and current[1] == value
         return Choice(
             param.value_phrase(value),
-            _pick(control, rule_with_condition(rule, param.name, value)),
+            _pick(control, rule.with_condition(param.name, value)),
             selected,
             custom,
             param_value=(param.name, value),
@@ -464,7 +298,7 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
         placeholder=f"Custom value{unit}, e.g. {example}",
         groups=groups,
         error=error,
-        remove_href=_pick(control, rule_without_condition(rule, cond.key)) if current else "",
+        remove_href=_pick(control, rule.without_condition(cond.key)) if current else "",
     )
 
 
@@ -488,7 +322,7 @@ def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Se
     listed = {value for value, _ in counts}
 
     def choice(value: str, count: int | None, *, custom: bool = False) -> Choice:
-        href = _pick(control, rule_toggle_value(rule, dim.name, value), menu=dim.name)
+        href = _pick(control, rule.toggle_value(dim.name, value), menu=dim.name)
         return Choice(dim.display(value), href, value in chosen, custom, count)
 
     first: list[Choice] = []
@@ -498,19 +332,10 @@ def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Se
     # Applied values the count list does not show (no lesson carries them now, or beyond the limit) stay visible.
     first += [choice(v, None, custom=True) for v in (current.values if current else ()) if v not in listed]
     groups = [ChoiceGroup("", first + [choice(v, n) for v, n in counts])]
-    mode_labels = {
-        "any": "includes any",
-        "all": "includes all",
-        "none": "includes none",
-        "in": "is",
-        "nin": "is not",
-    }
     modes = [
         Choice(
-            mode_labels[mode],
-            _pick(
-                control, rule_with_dimension(rule, dim.name, DimFilter(current.values, mode)), menu=dim.name
-            )
+            MODE_LABELS[mode],
+            _pick(control, rule.with_dimension(dim.name, DimFilter(current.values, mode)), menu=dim.name)
             if current
             else "",
             selected=(current.mode if current else dim.default_mode) == mode,
@@ -524,9 +349,7 @@ def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Se
         help="",
         placeholder=f"Search or type a {dim.label.lower()}",
         groups=groups,
-        remove_href=_pick(control, rule_with_dimension(rule, dim.name, None), menu=dim.name)
-        if current
-        else "",
+        remove_href=_pick(control, rule.with_dimension(dim.name, None), menu=dim.name) if current else "",
         modes=modes,
     )
 
@@ -545,13 +368,13 @@ def control_context(
     control: FilterControl, section: str = "", typed: str = ""
 ) -> dict[str, FilterControlView]:
     """The template context of the control: `{"fc": FilterControlView}`."""
-    typed = _CONTROL_CHARS.sub("", str(typed))[:200]
+    typed = CONTROL_CHARS.sub("", str(typed))[:200]
     conds, dims = _menu_entries(control)
     return {
         "fc": FilterControlView(
             control=control,
             pills=control_pills(control),
-            hidden_inputs=rule_hidden_inputs(control.rule),
+            hidden_inputs=rule_as_form_data(control.rule),
             conditions=conds,
             dimensions=dims,
             section=control_section(control, section, typed) if section else None,
@@ -559,30 +382,6 @@ def control_context(
             menu_url=control.menu_href(control.rule),
         )
     }
-
-
-# ---------------------------------------------------------------- per-value counts
-
-
-def value_counts(
-    base: QuerySet, dim: Dimension, typed: str = "", limit: int = MENU_VALUES_LIMIT
-) -> list[tuple[str, int]]:
-    """[(value, lessons)] of `dim` over the lessons of `base`, most frequent first; blank values left out.
-
-    One GROUP BY query (tags through LessonTag).
-    """
-    if dim.is_tags:
-        qs = LessonTag.objects.filter(lesson__in=base.values("pk")).values_list("tag")
-        field_name = "tag"
-    else:
-        qs = base.exclude(**{dim.field: ""}).values_list(dim.field)
-        field_name = dim.field
-    if typed:
-        qs = qs.filter(**{f"{field_name}__icontains": typed.removeprefix(dim.value_prefix)})
-    # COUNT(account_id), never NULL, rather than COUNT(id): every lesson index carries the account but not the id,
-    # so the count can be an index-only scan (lesson_page_counts, lesson_active_facts; bench/EXPLAIN.md).
-    rows = qs.annotate(n=Count("account")).order_by("-n", field_name)[:limit]
-    return [(str(value), int(n)) for value, n in rows]
 
 
 # ---------------------------------------------------------------- the policy dialog's flavour
@@ -595,25 +394,24 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
     url = reverse("explorer:filter_control")
 
     def href(r: Rule) -> str:
-        return with_params(url + "?" + urlencode(rule_query(r), safe=":,/"), dom_id=dom_id)
+        return with_params(url + "?" + urlencode(rule_as_query(r), safe=":,/"), dom_id=dom_id)
 
     def counts(dim: Dimension, typed: str) -> list[tuple[str, int]]:
-        base = candidates(account, rule_with_dimension(rule, dim.name, None))  # type: ignore[arg-type]
-        return value_counts(base, dim, typed)
+        base = candidates(account, rule.with_dimension(dim.name, None))  # type: ignore[arg-type]
+        return dimension_value_counts(base, dim, typed)
 
     def cond_counts(cond: Condition, choices: list[tuple[str, int]]) -> list[int]:
         from explorer.queries import choice_counts
 
         now = timezone.now()
-        base = candidates(account, rule_without_condition(rule, cond.key), now=now)  # type: ignore[arg-type]
+        base = candidates(account, rule.without_condition(cond.key), now=now)  # type: ignore[arg-type]
         return choice_counts(base, choices, now=now)
 
     return FilterControl(
         rule=rule,
         href=href,
         menu_href=href,
-        allow_reverse=False,
-        allow_owner=False,
+        in_policy=True,
         value_counts=counts,
         condition_counts=cond_counts,
         target=f"#{dom_id}-state",

@@ -6,6 +6,7 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -29,23 +30,22 @@ from lore.conditions import (
     SIGNALS,
     Condition,
     Dimension,
-    Rule,
     Signal,
 )
 from lore.models import Account, Lesson
 from lore.purge import purge_forecast, purge_in_words
+from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
-from lore.selectors import CursorError, Page, lessons_page, scopes_present
-from policies.models import PolicyRun
+from lore.selectors import CursorError, Page, lessons_page, run_of_account, scopes_present
 
 PAGE_SIZE = 50
 
 
-def state_checked(account: Account, state: ExplorerState) -> tuple[ExplorerState, PolicyRun | None]:
+def state_checked(account: Account, state: ExplorerState) -> tuple[ExplorerState, Any | None]:
     """The state with parts that name another account's (or no) object dropped, with a notice."""
     if state.run is None:
         return state, None
-    run = PolicyRun.objects.filter(account=account, pk=state.run).first()
+    run = run_of_account(account, state.run)
     if run is None:
         return replace(state, run=None).with_notice(f"Ignored run={state.run}: there is no such run."), None
     return state, run

@@ -14,13 +14,13 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
 
-from explorer.filter_control import rule_with_dimension, rule_without_condition
-from explorer.filter_control import value_counts as _value_counts
 from explorer.state import ExplorerState
 from lore.candidates import rule_predicate
-from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter, Rule
+from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter
 from lore.models import Account, Lesson, LessonTag, ReadEvent
+from lore.rules.rule import Rule
 from lore.scopes import scope_q
+from lore.selectors import dimension_value_counts as _value_counts
 from lore.selectors import lessons_filtered, text_search_q
 
 MATRIX_ROWS = 10
@@ -61,7 +61,7 @@ def dimension_value_counts(
     account: Account, state: ExplorerState, dim: Dimension, typed: str = "", *, now: datetime
 ) -> list[tuple[str, int]]:
     """Per-value counts of a dimension with everything else applied and the dimension's own filter left out."""
-    base = lessons_shown(account, state, now=now, rule=rule_with_dimension(state.rule, dim.name, None))
+    base = lessons_shown(account, state, now=now, rule=state.rule.with_dimension(dim.name, None))
     return _value_counts(base, dim, typed)
 
 
@@ -77,7 +77,7 @@ def condition_choice_counts(
     current value, everything else as it is: one conditional aggregate, whatever the number of choices."""
     if not choices:
         return []
-    rule = rule_without_condition(state.rule, cond.key)
+    rule = state.rule.without_condition(cond.key)
     # With a condition applied the active list is the candidate set: protected lessons left out.
     base = lessons_filtered(
         account, rule, q=state.q, archived=state.archived, include_protected=state.archived, now=now
@@ -253,8 +253,8 @@ def _matrix_of(
         heat = round(100 * n / fullest)
         if not n or not row or not col:
             return MatrixCell(n, "", heat)
-        picked = rule_with_dimension(rule, rows_dim.name, DimFilter((row,), rows_dim.default_mode))
-        picked = rule_with_dimension(picked, cols_dim.name, DimFilter((col,), cols_dim.default_mode))
+        picked = rule.with_dimension(rows_dim.name, DimFilter((row,), rows_dim.default_mode))
+        picked = picked.with_dimension(cols_dim.name, DimFilter((col,), cols_dim.default_mode))
         return MatrixCell(n, state.with_rule(picked).url(), heat)
 
     return Matrix(

@@ -17,11 +17,14 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
-from explorer.filter_control import rule_from_query, rule_query, shown
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS, Rule
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS
 from lore.limits import SEARCH_TEXT_MAX, LimitExceeded
+from lore.rules.codec import rule_as_query, rule_parse
+from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import DEFAULT_SORT, KEYSETS, search_within_limits, search_words
+from lore.text import CONTROL_CHARS, values_of
+from lore.text import shortened as shown
 
 # The Explorer's Sort control (DESIGN §8): the API's orders plus Recently updated.
 SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated", "coldest")}
@@ -42,7 +45,6 @@ DEFAULT_MATRIX = ("host", "kind")
 # Parameters that steer a request (pagination, the menu) rather than describe the view.
 AUXILIARY = {"cursor", "menu", "section", "typed", "part", "dom_id", "page", "key"}
 _CUSTOM_RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})?\.\.(\d{4}-\d{2}-\d{2})?$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,8 @@ class ExplorerState:
     @classmethod
     def from_query(cls, data: Mapping[str, object]) -> ExplorerState:
         """The state a query string describes. Never raises; every dropped part leaves a notice."""
-        rule, notices = rule_from_query(data)
+        rule, problems = rule_parse(data)
+        notices = [problem.notice for problem in problems]
         single = _Single(data, notices)
         raw_range = single.get("range")
         if raw_range == "custom":  # the toolbar's date inputs
@@ -172,7 +175,7 @@ class ExplorerState:
     # ------------------------------------------------------------ rendering back
 
     def query_pairs(self) -> list[tuple[str, str]]:
-        pairs = rule_query(self.rule)
+        pairs = rule_as_query(self.rule)
         if not self.range.is_all_time:
             pairs.append(("range", self.range.param))
         if self.q:
@@ -264,7 +267,7 @@ class ExplorerState:
                     self.with_rule(replace(rule, conditions=conditions)).url(),
                 )
             )
-        for dim in rule.explorer_only_dimensions:
+        for dim in rule.dimensions_not_in_policy:
             dimensions = {n: f for n, f in rule.dimensions.items() if n != dim.name}
             blockers.append(
                 (f"the {dim.label} filter", self.with_rule(replace(rule, dimensions=dimensions)).url())
@@ -284,7 +287,7 @@ class ExplorerState:
     @property
     def policy_handoff_url(self) -> str:
         """Settings → Retention Policies → New policy, pre-filled with scope, conditions and filters."""
-        pairs = [("scope", self.rule.scope), *rule_query(self.rule, include_scope=False)]
+        pairs = [("scope", self.rule.scope), *rule_as_query(self.rule, include_scope=False)]
         return reverse("policies:new") + "?" + urlencode(pairs, safe=":,/")
 
     @property
@@ -304,12 +307,7 @@ class _Single:
         self.notices = notices
 
     def get(self, name: str) -> str | None:
-        getlist = getattr(self.data, "getlist", None)
-        values = (
-            [str(v) for v in getlist(name)]
-            if getlist
-            else ([str(self.data[name])] if name in self.data else [])
-        )
+        values = values_of(self.data, name)
         if not values:
             return None
         if len(set(values)) > 1:
@@ -320,7 +318,7 @@ class _Single:
 def _parse_q(raw: str | None, notices: list[str]) -> str:
     if raw is None:
         return ""
-    text = " ".join(_CONTROL.sub(" ", raw).split())
+    text = " ".join(CONTROL_CHARS.sub(" ", raw).split())
     if len(text) > MAX_Q:
         notices.append(f"The search was cut to its first {MAX_Q} characters.")
         text = text[:MAX_Q].strip()
@@ -361,12 +359,7 @@ def _parse_run(raw: str | None, notices: list[str]) -> int | None:
 
 def _matrix_param(data: Mapping[str, object]) -> str | None:
     """`matrix=host,kind`, or the matrix form's two selects: `matrix=host&matrix=kind`."""
-    getlist = getattr(data, "getlist", None)
-    values = (
-        [str(v) for v in getlist("matrix")]
-        if getlist
-        else ([str(data["matrix"])] if "matrix" in data else [])
-    )
+    values = values_of(data, "matrix")
     return ",".join(values) if values else None
 
 

@@ -7,18 +7,18 @@ filter menu out of band, and pushes the canonical URL (HX-Push-Url). A history-r
 from __future__ import annotations
 
 import re
+from typing import cast
 from urllib.parse import urlsplit
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from explorer.filter_control import control_context, policy_control, rule_from_query
+from explorer.filter_control import control_context, policy_control
 from explorer.page import (
     STATS_KEY,
     menu_context,
@@ -35,9 +35,11 @@ from lore.activity import person
 from lore.conditions import CONDITIONS_BY_KEY
 from lore.decay import lesson_decay_score
 from lore.garden.selectors import lesson_supersedes
+from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from lore.models import Lesson, LessonEvent
 from lore.purge import purged_message, tombstone_of_lesson
 from lore.roles import Role
+from lore.rules.codec import rule_parse
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
 PAGE = "explorer/explorer.html"
@@ -45,30 +47,20 @@ SHEET = "explorer/_sheet.html"
 CHANGED_EVENT = "lore-changed"
 
 
-def _is_partial(request: HttpRequest) -> bool:
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request  # type: ignore[union-attr]
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
-    return response
-
-
-def _history(request: HttpRequest, response: HttpResponse, url: str) -> None:
+def _history(request: HtmxHttpRequest, response: HttpResponse, url: str) -> None:
     """Push the canonical URL of a new view (replace it while the search box is typed in)."""
-    current = request.htmx.current_url or ""  # type: ignore[attr-defined]
+    current = request.htmx.current_url or ""
     parts = urlsplit(current)
     if current and (parts.path + (f"?{parts.query}" if parts.query else "")) == url:
         return
-    header = "HX-Replace-Url" if request.htmx.trigger == "q" else "HX-Push-Url"  # type: ignore[attr-defined]
+    header = "HX-Replace-Url" if request.htmx.trigger == "q" else "HX-Push-Url"
     response[header] = url
 
 
-def _current_q(request: HttpRequest) -> str | None:
+def _current_q(request: HtmxHttpRequest) -> str | None:
     """The search of the page the request came from; the search box is only re-rendered when it changes, so a
     navigation never replaces the box while someone types in it."""
-    current = request.htmx.current_url  # type: ignore[attr-defined]
+    current = request.htmx.current_url
     if not current:
         return None
     return ExplorerState.from_query(QueryDict(urlsplit(current).query)).q
@@ -76,46 +68,51 @@ def _current_q(request: HttpRequest) -> str | None:
 
 @require_GET
 @account_view(Role.VIEWER)
-def explorer(request: HttpRequest) -> HttpResponse:
+@vary_on_htmx
+def explorer(request: HtmxHttpRequest) -> HttpResponse:
     account = account_of(request)
     state = ExplorerState.from_query(request.GET)
     now = timezone.now()
-    partial = _is_partial(request)
+    partial = is_partial(request)
     context = page_context(account, state, now=now, lazy_stats=partial)
     if not partial:
-        return _vary(render(request, PAGE, context))
+        return render(request, PAGE, context)
     menu = request.GET.get("menu", "")
-    context.update(menu_context(account, context["state"], now=now, section=menu))  # type: ignore[arg-type]
-    keep_q = request.htmx.trigger == "q" or _current_q(request) == context["state"].q  # type: ignore[attr-defined]
+    shown = cast(ExplorerState, context["state"])  # the state checked against the account (a run may be gone)
+    context.update(menu_context(account, shown, now=now, section=menu))
+    keep_q = request.htmx.trigger == "q" or _current_q(request) == shown.q
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "keep_q": keep_q})
-    _history(request, response, context["state"].url())  # type: ignore[attr-defined]
-    return _vary(response)
+    _history(request, response, shown.url())
+    return response
 
 
 @require_GET
 @account_view(Role.VIEWER)
-def explorer_stats(request: HttpRequest) -> HttpResponse:
+@vary_on_htmx
+def explorer_stats(request: HtmxHttpRequest) -> HttpResponse:
     """The counting regions a swapped-in body loads after it: cards, matrix, the list's count and note."""
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     key = request.GET.get("key", "")
     context = stats_context(account, state, now=timezone.now(), key=key if STATS_KEY.fullmatch(key) else "")
-    return _vary(render(request, "explorer/_stats.html", context))
+    return render(request, "explorer/_stats.html", context)
 
 
 @require_GET
 @account_view(Role.VIEWER)
-def explorer_rows(request: HttpRequest) -> HttpResponse:
+@vary_on_htmx
+def explorer_rows(request: HtmxHttpRequest) -> HttpResponse:
     """The next keyset page of the list ("Load more")."""
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     context = rows_context(account, state, now=timezone.now(), cursor=request.GET.get("cursor", ""))
-    return _vary(render(request, f"{PAGE}#rows", context))
+    return render(request, f"{PAGE}#rows", context)
 
 
 @require_GET
 @account_view(Role.VIEWER)
-def explorer_menu(request: HttpRequest) -> HttpResponse:
+@vary_on_htmx
+def explorer_menu(request: HtmxHttpRequest) -> HttpResponse:
     """A section of the filter menu (or its list), with per-value counts loaded when a section opens."""
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
@@ -131,7 +128,7 @@ def explorer_menu(request: HttpRequest) -> HttpResponse:
         if request.GET.get("part") == "options" and request.GET.get("section")
         else "fc-menu-body"
     )
-    return _vary(render(request, f"explorer/_filter_control.html#{part}", context))
+    return render(request, f"explorer/_filter_control.html#{part}", context)
 
 
 _DOM_ID = re.compile(r"^[a-z][a-z0-9_-]{0,30}$")
@@ -139,14 +136,14 @@ _DOM_ID = re.compile(r"^[a-z][a-z0-9_-]{0,30}$")
 
 @require_GET
 @account_view(Role.VIEWER)
-def filter_control(request: HttpRequest) -> HttpResponse:
+def filter_control(request: HtmxHttpRequest) -> HttpResponse:
     """The filter control in policy mode (the New/Edit policy dialog): menu sections and picks.
 
     With `section`: the menu body (or its options, `part=options`). Without: the control's state (pills, hidden
     inputs, Filter button) plus the menu body out of band, at `menu` (the list by default).
     """
     account = account_of(request)
-    rule, _ = rule_from_query(request.GET, allow_reverse=False, allow_owner=False)
+    rule, _ = rule_parse(request.GET, in_policy=True)
     dom_id = request.GET.get("dom_id", "fc")
     control = policy_control(account, rule, dom_id=dom_id if _DOM_ID.match(dom_id) else "fc")
     section = request.GET.get("section", "")
@@ -161,14 +158,14 @@ def filter_control(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- the detail sheet
 
 
-def _lesson(request: HttpRequest, lesson_id: int) -> Lesson:
+def _lesson(request: HtmxHttpRequest, lesson_id: int) -> Lesson:
     account = account_of(request)
     return get_object_or_404(Lesson, account=account, pk=lesson_id)
 
 
-def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> HttpResponse:
+def _sheet(request: HtmxHttpRequest, lesson: Lesson, *, changed: bool = False) -> HttpResponse:
     events = list(LessonEvent.objects.filter(lesson=lesson).select_related("run").order_by("-at", "-pk")[:50])
-    template = SHEET if _is_partial(request) else "explorer/sheet_page.html"
+    template = SHEET if is_partial(request) else "explorer/sheet_page.html"
     response = render(
         request,
         template,
@@ -185,12 +182,13 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
     )
     if changed:
         trigger_client_event(response, CHANGED_EVENT)
-    return _vary(response)
+    return response
 
 
 @require_GET
 @account_view(Role.VIEWER)
-def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
+@vary_on_htmx
+def lesson_sheet(request: HtmxHttpRequest, lesson_id: int) -> HttpResponse:
     """The detail sheet. A person opening it is a delivery (Delivered +1, surface "dashboard"); never Chosen.
     A purged lesson's old link answers 410 with its tombstone."""
     account = account_of(request)
@@ -200,9 +198,9 @@ def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
             _lesson(request, lesson_id)  # the usual 404
         assert tombstone is not None
         context = {"tombstone": tombstone, "message": purged_message(tombstone)}
-        if _is_partial(request):  # htmx swaps only a 2xx into the sheet
-            return _vary(render(request, "explorer/_tombstone.html", context))
-        return _vary(render(request, "explorer/tombstone_page.html", context, status=410))
+        if is_partial(request):  # htmx swaps only a 2xx into the sheet
+            return render(request, "explorer/_tombstone.html", context)
+        return render(request, "explorer/tombstone_page.html", context, status=410)
     lesson = _lesson(request, lesson_id)
     lessons_deliver(account=lesson.account, lesson_ids=[lesson.pk], scope=lesson.scope, surface="dashboard")
     lesson.refresh_from_db()
@@ -211,7 +209,8 @@ def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
 
 @require_POST
 @account_view(Role.EDITOR)
-def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResponse:
+@vary_on_htmx
+def lesson_action(request: HtmxHttpRequest, lesson_id: int, action: str) -> HttpResponse:
     """Pin, unpin, archive or restore one lesson from its sheet; the sheet comes back without a new delivery."""
     lesson = _lesson(request, lesson_id)
     actor = person(request.user)
@@ -226,14 +225,14 @@ def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResp
         lesson = lesson_restore(account=lesson.account, lesson=lesson, actor=actor)
     else:
         raise Http404("no such action")
-    if not _is_partial(request):
+    if not is_partial(request):
         return HttpResponseRedirect(
             _local_url(request, request.POST.get("next")) or reverse("explorer:sheet", args=[lesson.pk])
         )
     return _sheet(request, lesson, changed=True)
 
 
-def _local_url(request: HttpRequest, url: str | None) -> str | None:
+def _local_url(request: HtmxHttpRequest, url: str | None) -> str | None:
     """`url` when it stays on this site (a `next` field must never send anyone elsewhere), else None."""
     allowed = url_has_allowed_host_and_scheme(url, {request.get_host()}, require_https=request.is_secure())
     return url if url and allowed else None
@@ -246,13 +245,14 @@ def form_ids(values: list[str]) -> list[int]:
 
 @require_POST
 @account_view(Role.EDITOR)
-def restore_many(request: HttpRequest) -> HttpResponse:
+@vary_on_htmx
+def restore_many(request: HtmxHttpRequest) -> HttpResponse:
     """Restore the archived lessons ticked in the archived view, then show that view again."""
     account = account_of(request)
     ids = form_ids(request.POST.getlist("ids"))[:5000]
     restored = lessons_restore(account=account, lesson_ids=ids, actor=person(request.user))
     state = ExplorerState.from_query(QueryDict(request.POST.get("state", ""), mutable=False))
-    if not _is_partial(request):
+    if not is_partial(request):
         return HttpResponseRedirect(state.url())
     if not ids:
         state = state.with_notice("Tick the lessons to restore first.")
@@ -260,4 +260,4 @@ def restore_many(request: HttpRequest) -> HttpResponse:
         state = state.with_success(f"Restored {restored} lesson{'s' if restored != 1 else ''}.")
     context = page_context(account, state, now=timezone.now(), lazy_stats=True)
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "skip_menu": True})
-    return _vary(response)
+    return response

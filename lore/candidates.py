@@ -11,8 +11,8 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from lore.conditions import Rule
 from lore.models import DECISIONS_A_RUN_RESPECTS, Account, Lesson, LessonEvent
+from lore.rules.rule import Rule
 from lore.scopes import scope_q
 
 

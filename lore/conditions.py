@@ -1,6 +1,6 @@
 """The registry: the six age/activity conditions and the nine dimensions, declared once (DESIGN.md §1, §5, §6).
 
-Everything else derives from here: `?retention=` parsing and serialisation, the typed-input parser of the filter
+Everything else derives from here: the rule language's codec (`lore.rules`), the typed-input parser of the filter
 menu, presets, pill wording, the auto-name of a policy, API schemas, CLI flags, the Settings form and the SQL
 predicate the candidate query is built from. Adding a condition is a change to this file (plus a migration for the
 policy column it gets).
@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
 from lore.decay import SCORE_MAX, decay_score_at_most
-from lore.limits import FILTER_VALUES_MAX, TAGS_ALL_MAX
-from lore.scopes import GLOBAL, MAX_VALUE_LENGTH, ScopeError, validate_dimension_value
+from lore.limits import FILTER_VALUES_MAX
+from lore.rules.fields import WholeNumberField
+from lore.scopes import GLOBAL
+from lore.text import shortened_at_word
+
+if TYPE_CHECKING:
+    from lore.rules.rule import Rule
 
 Unit = Literal["days", "count", "score"]
 Comparison = Literal["older", "within", "at_most", "at_least"]
@@ -104,17 +110,20 @@ class Param:
         lookup = "lte" if self.comparison == "at_most" else "gte"
         return Q(**{f"{cond.field}__{lookup}": value})
 
-    def check(self, value: object) -> int:
-        """`value` as an int within bounds, or ValueError saying why."""
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ValueError(f"{self.name} must be a whole number")
-        text = str(value).strip()
-        if not re.fullmatch(r"-?\d{1,12}", text):
-            raise ValueError(f"{self.name} must be a whole number")
-        number = int(text)
+    def number_field(self) -> WholeNumberField:
+        """The form field of this direction's value: a whole number within its bounds."""
         low, high = self.bounds
-        if not low <= number <= high:
-            raise ValueError(f"{self.name} must be between {low} and {high:,}{self.condition.unit_suffix}")
+        return WholeNumberField(name=self.name, low=low, high=high, unit=unit_word(self.condition.unit))
+
+    def check(self, value: object) -> int:
+        """`value` as an int within bounds, or ValueError saying why (the number field's message)."""
+        field = self.number_field()
+        try:
+            number = field.clean(value)
+        except ValidationError as exc:
+            raise ValueError(exc.messages[0]) from exc
+        if number is None:
+            raise ValueError(field.error_messages["invalid"])
         return number
 
 
@@ -137,12 +146,18 @@ class Condition:
     @property
     def unit_suffix(self) -> str:
         """What follows a bound in a message: " days", " times", or nothing for a score."""
-        return {"days": " days", "count": " times"}.get(self.unit, "")
+        word = unit_word(self.unit)
+        return f" {word}" if word else ""
 
     @property
     def params(self) -> tuple[Param, ...]:
         names = (self.retention, self.reverse) if self.reverse else (self.retention,)
         return tuple(PARAMS[name] for name in names)
+
+
+def unit_word(unit: Unit) -> str:
+    """How a condition's values are counted, in words: "days", "times", or nothing for a score."""
+    return {"days": "days", "count": "times"}.get(unit, "")
 
 
 def _days(n: int) -> str:
@@ -308,10 +323,6 @@ class Option:
     def label(self) -> str:
         return PARAMS[self.param].value_phrase(self.value)
 
-    @property
-    def token(self) -> str:
-        return f"{self.param}:{self.value}"
-
 
 @dataclass(frozen=True)
 class TypedResult:
@@ -376,58 +387,9 @@ def parse_typed(condition_key: str, text: str) -> TypedResult:
     return TypedResult(tuple(options), "" if options else errors[0])
 
 
-# ---------------------------------------------------------------- ?retention=
-
-
-def parse_retention(text: str | None) -> tuple[dict[str, int], list[str]]:
-    """`min_age_days:90,max_opened_count:0` → ({param: value}, notices). Never raises.
-
-    Malformed, unknown and out-of-range parts are dropped with a notice. A row holds one direction at a time:
-    when both directions of a condition appear, the later one wins.
-    """
-    values: dict[str, int] = {}
-    notices: list[str] = []
-    if not text:
-        return values, notices
-    for raw_part in str(text)[:4000].split(","):
-        part = raw_part.strip()
-        if not part:
-            continue
-        name, sep, raw_value = part.partition(":")
-        param = PARAMS.get(name.strip())
-        shown = part if len(part) <= 60 else part[:57] + "…"
-        if param is None:
-            notices.append(f"Ignored “{shown}” in retention: not a known condition.")
-            continue
-        if not sep:
-            notices.append(
-                f"Ignored “{shown}” in retention: it needs a value, e.g. {param.name}:{param.example}."
-            )
-            continue
-        try:
-            value = param.check(raw_value)
-        except ValueError as exc:
-            notices.append(f"Ignored “{shown}” in retention: {exc}.")
-            continue
-        if values.get(param.name, value) != value:
-            notices.append(f"{param.name} appeared twice in retention: kept {param.pill(value)}.")
-        for other in param.condition.params:
-            if other.name != param.name and other.name in values:
-                del values[other.name]
-                notices.append(
-                    f"{param.condition.label} holds one direction at a time: kept {param.pill(value)}."
-                )
-        values[param.name] = value
-    return canonical_conditions(values), notices
-
-
 def canonical_conditions(values: Mapping[str, int]) -> dict[str, int]:
     """Conditions in registry order."""
     return {name: values[name] for name in PARAMS if name in values}
-
-
-def serialize_retention(values: Mapping[str, int]) -> str:
-    return ",".join(f"{name}:{value}" for name, value in canonical_conditions(values).items())
 
 
 def conditions_q(values: Mapping[str, int], now: datetime) -> Q:
@@ -471,6 +433,14 @@ class Dimension:
 
 TAG_MODES = ("any", "all", "none")
 SET_MODES = ("in", "nin")
+# How a filter in each mode reads, in the menu and in a pill ("is" becomes "is either of" for several values).
+MODE_LABELS = {
+    "any": "includes any",
+    "all": "includes all",
+    "none": "includes none",
+    "in": "is",
+    "nin": "is not",
+}
 
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("tags", "Label", "tags", TAG_MODES),
@@ -495,11 +465,9 @@ class DimFilter:
     def wording(self, dim: Dimension) -> str:
         """ "includes all ci::x", "is bus", "is either of bus, decision", "is not aw"."""
         shown = ", ".join(dim.display(v) for v in self.values)
-        if dim.is_tags:
-            return f"includes {self.mode} {shown}"
-        if self.mode == "nin":
-            return f"is not {shown}"
-        return f"is either of {shown}" if len(self.values) > 1 else f"is {shown}"
+        if self.mode == "in" and len(self.values) > 1:
+            return f"is either of {shown}"
+        return f"{MODE_LABELS[self.mode]} {shown}"
 
 
 def dimension_pill(dim: Dimension, flt: DimFilter) -> str:
@@ -541,128 +509,7 @@ def dimensions_q(filters: Mapping[str, DimFilter]) -> Q:
     return q
 
 
-def split_values(raw: object) -> list[str]:
-    """A comma-separated string or a list → stripped, de-duplicated, non-empty values in order."""
-    if raw is None:
-        return []
-    items: list[object] = list(raw) if isinstance(raw, list | tuple) else str(raw).split(",")  # type: ignore[assignment]
-    seen: dict[str, None] = {}
-    for item in items:
-        text = item.strip() if isinstance(item, str) else item
-        if text == "" or text is None:
-            continue
-        seen.setdefault(text if isinstance(text, str) else str(text), None)  # type: ignore[arg-type]
-    return list(seen)
-
-
-def parse_dimension(dim: Dimension, raw_values: object, raw_mode: object) -> DimFilter:
-    """Values and mode → DimFilter, or ScopeError naming the field and what is wrong."""
-    values = [validate_dimension_value(v, dim.name) for v in split_values(raw_values)]
-    if not values:
-        raise ScopeError(f"{dim.name} holds no values", field=dim.name)
-    FILTER_VALUES_MAX.check(len(values), dim.name)
-    if dim.value_prefix:
-        values = [v.removeprefix(dim.value_prefix).strip() for v in values]
-        if not all(values):  # a bare "#" would otherwise filter on "no pull request" and match every lesson
-            raise ScopeError(f"{dim.name} holds an empty value", field=dim.name)
-    mode = dim.default_mode if raw_mode in (None, "") else str(raw_mode).strip().lower()
-    if mode not in dim.modes:
-        raise ScopeError(f"{dim.mode_param} must be one of {', '.join(dim.modes)}", field=dim.mode_param)
-    if dim.is_tags and mode == "all":
-        TAGS_ALL_MAX.check(len(values), dim.name)
-    return DimFilter(tuple(v[:MAX_VALUE_LENGTH] for v in values), mode)
-
-
-# ---------------------------------------------------------------- a whole rule
-
-
-@dataclass(frozen=True)
-class Rule:
-    """Scope + conditions + dimension filters: what a policy holds and what the Explorer shows."""
-
-    scope: str = GLOBAL
-    conditions: Mapping[str, int] = field(default_factory=dict)
-    dimensions: Mapping[str, DimFilter] = field(default_factory=dict)
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.conditions and not self.dimensions
-
-    @property
-    def reverse_params(self) -> list[Param]:
-        return [PARAMS[n] for n in self.conditions if PARAMS[n].is_reverse]
-
-    @property
-    def explorer_only_dimensions(self) -> list[Dimension]:
-        return [DIMENSIONS_BY_NAME[n] for n in self.dimensions if not DIMENSIONS_BY_NAME[n].in_policy]
-
-    def q(self, now: datetime) -> Q:
-        """Conditions AND dimensions (the scope is applied by the candidate query)."""
-        return conditions_q(self.conditions, now) & dimensions_q(self.dimensions)
-
-    def pills(self) -> list[tuple[str, str]]:
-        """(param-or-dimension name, wording) for every condition and filter, in registry order."""
-        out = [
-            (name, PARAMS[name].pill(value)) for name, value in canonical_conditions(self.conditions).items()
-        ]
-        out += [
-            (d.name, dimension_pill(d, self.dimensions[d.name]))
-            for d in DIMENSIONS
-            if d.name in self.dimensions
-        ]
-        return out
-
-
-class RuleError(ValueError):
-    def __init__(self, field: str, message: str, code: str = "") -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-        self.code = code  # "" → the API's code for its status; "limit_exceeded" when a limit refused it
-
-
-def rule_from_data(
-    data: Mapping[str, object],
-    *,
-    allow_reverse: bool = False,
-    allow_explorer_dimensions: bool = False,
-    require_scope: bool = True,
-) -> Rule:
-    """A Rule from API/CLI/form data keyed by param and dimension names. Raises RuleError on the first problem."""
-    from lore.scopes import parse_scope
-
-    try:
-        scope = parse_scope(data.get("scope")) if (require_scope or data.get("scope")) else GLOBAL  # type: ignore[arg-type]
-    except ScopeError as exc:
-        raise RuleError("scope", exc.message) from exc
-    conditions: dict[str, int] = {}
-    for name, param in PARAMS.items():
-        raw = data.get(name)
-        if raw is None or raw == "":
-            continue
-        if param.is_reverse and not allow_reverse:
-            raise RuleError(name, f"{name} is for exploring only: a retention policy cannot carry it")
-        try:
-            conditions[name] = param.check(raw)
-        except ValueError as exc:
-            raise RuleError(name, str(exc)) from exc
-        for other in param.condition.params:
-            if other.name != name and other.name in conditions:
-                raise RuleError(
-                    name, f"{other.name} and {name} are two directions of one condition: pick one"
-                )
-    dimensions: dict[str, DimFilter] = {}
-    for dim in DIMENSIONS:
-        raw_values = data.get(dim.name)
-        if raw_values in (None, "", []):
-            continue
-        if not dim.in_policy and not allow_explorer_dimensions:
-            raise RuleError(dim.name, f"{dim.name} is an Explorer filter: a retention policy cannot carry it")
-        try:
-            dimensions[dim.name] = parse_dimension(dim, raw_values, data.get(dim.mode_param))
-        except ScopeError as exc:
-            raise RuleError(exc.field, exc.message, getattr(exc, "code", "")) from exc
-    return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
+# ---------------------------------------------------------------- a whole rule (lore.rules.rule.Rule)
 
 
 NAME_MAX = 200  # a policy's name, typed or automatic
@@ -679,18 +526,8 @@ def auto_name(rule: Rule) -> str:
     for dim in DIMENSIONS:
         if dim.name in rule.dimensions:
             phrases.append(f"{dim.label.lower()} {rule.dimensions[dim.name].wording(dim)}")
-    where = "all scopes" if rule.scope == GLOBAL else _shortened(rule.scope, NAME_MAX // 2)
+    where = "all scopes" if rule.scope == GLOBAL else shortened_at_word(rule.scope, NAME_MAX // 2)
     what = " · ".join(phrases)
     if len(what) + len(where) + 4 <= NAME_MAX:
         return f"{what} in {where}"
-    return f"{_shortened(what, NAME_MAX - len(where) - 4)} in {where}"
-
-
-def _shortened(text: str, limit: int) -> str:
-    """`text` if it fits in `limit` characters, else cut at the last word that fits and ended with "…"."""
-    if len(text) <= limit:
-        return text
-    head = text[: limit - 1]
-    if " " in head:
-        head = head[: head.rindex(" ")]
-    return head.rstrip(" ·,") + "…"
+    return f"{shortened_at_word(what, NAME_MAX - len(where) - 4)} in {where}"

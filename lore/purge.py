@@ -167,7 +167,7 @@ def purge_day(account: Account, archived_at: datetime) -> date | None:
     """The day the nightly sweep purges a lesson archived at `archived_at`: the first sweep after it is due."""
     if not account.purge_after_days:
         return None
-    from config.celery import next_sweep
+    from lore.schedule import next_sweep
 
     return next_sweep(archived_at + timedelta(days=account.purge_after_days)).date()
 
@@ -199,7 +199,7 @@ def purge_forecast(account: Account, now: datetime | None = None) -> PurgeForeca
     """The next purge that will delete something: its day and how many lessons it takes (as of today)."""
     if not account.purge_after_days:
         return None
-    from config.celery import next_sweep
+    from lore.schedule import next_sweep
 
     now = now or timezone.now()
     due = Lesson.objects.filter(account=account, archived_at__isnull=False, protected=False)

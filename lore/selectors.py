@@ -7,18 +7,20 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchVector, SearchVectorExact
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from lore.candidates import lessons_matching
-from lore.conditions import Rule
+from lore.conditions import Dimension
 from lore.decay import ANNOTATION, lessons_with_decay
 from lore.limits import SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
-from lore.models import Account, Lesson
+from lore.models import Account, Lesson, LessonTag
+from lore.rules.rule import Rule
 
 KEYSETS = {
     # sort name → (field of the keyset, label); every one is read newest/highest first, ties by id.
@@ -135,7 +137,7 @@ def search_within_limits(q: str) -> str:
 
 def text_search_q(q: str) -> Q:
     """Every word must appear in the key or the content: full-text search (prefix match, GIN index
-    `lesson_search` of explorer/migrations, over active lessons) on PostgreSQL, case-insensitive containment
+    `lesson_search` of lore/migrations, over active lessons) on PostgreSQL, case-insensitive containment
     elsewhere. Over the search limits: LimitExceeded."""
     words = search_words(q)
     if connection.vendor == "postgresql":
@@ -230,3 +232,36 @@ def scopes_present(account: Account) -> list[str]:
     return list(
         Lesson.objects.filter(account=account).order_by("scope").values_list("scope", flat=True).distinct()
     )
+
+
+MENU_VALUES_LIMIT = 40  # values a dimension's menu lists
+
+
+def dimension_value_counts(
+    base: QuerySet[Lesson], dim: Dimension, typed: str = "", limit: int = MENU_VALUES_LIMIT
+) -> list[tuple[str, int]]:
+    """[(value, lessons)] of `dim` over the lessons of `base`, most frequent first; blank values left out.
+
+    One GROUP BY query (tags through LessonTag).
+    """
+    qs: QuerySet[Any]
+    if dim.is_tags:
+        qs = LessonTag.objects.filter(lesson__in=base.values("pk")).values_list("tag")
+        field_name = "tag"
+    else:
+        qs = base.exclude(**{dim.field: ""}).values_list(dim.field)
+        field_name = dim.field
+    if typed:
+        qs = qs.filter(**{f"{field_name}__icontains": typed.removeprefix(dim.value_prefix)})
+    # COUNT(account_id), never NULL, rather than COUNT(id): every lesson index carries the account but not the id,
+    # so the count can be an index-only scan (lesson_page_counts, lesson_active_facts; bench/EXPLAIN.md).
+    rows = qs.annotate(n=Count("account")).order_by("-n", field_name)[:limit]
+    return [(str(value), int(n)) for value, n in rows]
+
+
+def run_of_account(account: Account, run_id: int) -> Any | None:
+    """The archive run `run_id` of the account (what archived_by_run points at), or None. Read through the
+    Lesson's relation so that a page below `policies` needs no import of it."""
+    runs = Lesson._meta.get_field("archived_by_run").related_model
+    assert runs is not None and not isinstance(runs, str)
+    return runs._default_manager.filter(account=account, pk=run_id).first()

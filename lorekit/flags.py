@@ -16,7 +16,7 @@ def bounded(param: Param) -> Callable[[str], int]:
     """An argparse type: a whole number within the param's bounds (usage error otherwise)."""
 
     def parse(text: str) -> int:
-        unit = {"days": " days", "count": " times"}.get(param.unit, "")
+        unit = f" {param.unit_word}" if param.unit_word else ""
         try:
             value = int(text)
         except ValueError:

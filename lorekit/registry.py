@@ -17,6 +17,7 @@ class Param:
     name: str
     label: str
     unit: str
+    unit_word: str  # "days" or "times", as messages say it
     low: int
     high: int
     reverse: bool
@@ -66,6 +67,7 @@ PARAMS: tuple[Param, ...] = (
         name="min_age_days",
         label="Created",
         unit="days",
+        unit_word="days",
         low=1,
         high=3650,
         reverse=False,
@@ -76,6 +78,7 @@ PARAMS: tuple[Param, ...] = (
         name="unseen_days",
         label="Last agent open",
         unit="days",
+        unit_word="days",
         low=1,
         high=3650,
         reverse=False,
@@ -86,6 +89,7 @@ PARAMS: tuple[Param, ...] = (
         name="opened_within_days",
         label="Last agent open",
         unit="days",
+        unit_word="days",
         low=1,
         high=3650,
         reverse=True,
@@ -96,6 +100,7 @@ PARAMS: tuple[Param, ...] = (
         name="max_seen_count",
         label="Recurrence",
         unit="count",
+        unit_word="times",
         low=0,
         high=100000,
         reverse=False,
@@ -106,6 +111,7 @@ PARAMS: tuple[Param, ...] = (
         name="min_seen_count",
         label="Recurrence",
         unit="count",
+        unit_word="times",
         low=0,
         high=100000,
         reverse=True,
@@ -116,6 +122,7 @@ PARAMS: tuple[Param, ...] = (
         name="max_read_count",
         label="Delivered",
         unit="count",
+        unit_word="times",
         low=0,
         high=100000,
         reverse=False,
@@ -126,6 +133,7 @@ PARAMS: tuple[Param, ...] = (
         name="min_read_count",
         label="Delivered",
         unit="count",
+        unit_word="times",
         low=0,
         high=100000,
         reverse=True,
@@ -136,6 +144,7 @@ PARAMS: tuple[Param, ...] = (
         name="max_opened_count",
         label="Chosen",
         unit="count",
+        unit_word="times",
         low=0,
         high=100000,
         reverse=False,
@@ -146,6 +155,7 @@ PARAMS: tuple[Param, ...] = (
         name="min_opened_count",
         label="Chosen",
         unit="count",
+        unit_word="times",
         low=0,
         high=100000,
         reverse=True,
@@ -156,6 +166,7 @@ PARAMS: tuple[Param, ...] = (
         name="max_decay_score",
         label="Decay score",
         unit="score",
+        unit_word="",
         low=0,
         high=100,
         reverse=False,

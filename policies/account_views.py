@@ -10,13 +10,13 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from config.celery import next_sweep
 from lore.access import account_of, account_view
 from lore.account_settings import ACCOUNT_SETTINGS, account_settings_update, account_settings_values
 from lore.activity import person
 from lore.models import Account
 from lore.purge import purge_forecast
 from lore.roles import Role
+from lore.schedule import next_sweep
 
 
 class AccountSettingsForm(forms.Form):

@@ -13,21 +13,15 @@ from ninja import Path, Router, Status
 
 from lore.api.auth import account_of, actor_of, needs, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
-from lore.api.schemas import (
-    ID_MAX,
-    GroomPreviewIn,
-    GroomRunIn,
-    PolicyIn,
-    PolicyOut,
-    PolicyPatch,
-    PreviewOut,
-    RunOut,
-)
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, auto_name, rule_from_data
+from lore.api.schemas import ID_MAX
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, auto_name
 from lore.models import Account
 from lore.roles import Scope
+from lore.rules.codec import rule_parse_strict
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
+from policies.schemas import GroomPreviewIn, GroomRunIn, PolicyIn, PolicyOut, PolicyPatch, PreviewOut, RunOut
 from policies.services import policy_create, policy_delete, policy_update
 
 router = Router(tags=["policies"])
@@ -82,7 +76,7 @@ def groom_target(account: Account, payload: Any) -> tuple[Rule, RetentionPolicy 
         return policy.rule, policy
     if "scope" not in data:
         raise ApiError(422, "give a scope (global for the whole account) or a policy_id", field="scope")
-    return rule_from_data(data), None
+    return rule_parse_strict(data), None
 
 
 @groom_router.post(
@@ -179,7 +173,7 @@ def policies_create(request: HttpRequest, payload: PolicyIn) -> Status[dict[str,
     token = token_of(request)
     policy = policy_create(
         account=token.account,
-        rule=rule_from_data(data),
+        rule=rule_parse_strict(data),
         name=name,
         mode=mode,
         enabled=enabled,

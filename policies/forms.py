@@ -3,7 +3,6 @@ policies.grooming — a form only turns what was typed into a Rule and puts each
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django import forms
@@ -15,16 +14,14 @@ from lore.conditions import (
     PARAMS,
     POLICY_DIMENSIONS,
     RETENTION_PARAMS,
-    Rule,
-    RuleError,
+    REVERSE_PARAMS,
     auto_name,
-    parse_dimension,
-    parse_retention,
-    rule_from_data,
 )
 from lore.models import Account, Membership
 from lore.roles import DEFAULT_TOKEN_SCOPES, Scope, scopes_beyond, scopes_normal
-from lore.scopes import GLOBAL, ScopeError, parse_scope
+from lore.rules.codec import Problem, RuleError, rule_as_form_data, rule_parse
+from lore.rules.rule import Rule
+from lore.scopes import GLOBAL
 from policies.grooming import rule_validate_for_policy
 from policies.models import RetentionPolicy
 
@@ -42,6 +39,11 @@ def _rule_field_names() -> list[str]:
 
 
 RULE_FIELDS: tuple[str, ...] = ("scope", *_rule_field_names())
+# Rule parts the form has no field for: a plain POST that names one is refused, not silently widened.
+NOT_IN_POLICY: tuple[str, ...] = (
+    *(p.name for p in REVERSE_PARAMS),
+    *(d.name for d in DIMENSIONS if not d.in_policy),
+)
 
 
 class PolicyForm(forms.Form):
@@ -73,18 +75,20 @@ class PolicyForm(forms.Form):
         """What was typed into the rule's fields (the scope defaulting to All scopes)."""
         source = self.data if self.is_bound else self.initial
         raw = {name: str(source.get(name) or "").strip() for name in RULE_FIELDS}
+        raw.update({name: str(source[name]).strip() for name in NOT_IN_POLICY if source.get(name)})
         raw["scope"] = raw["scope"] or GLOBAL
         return raw
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        raw = self.raw_rule_data()
-        errors = rule_errors(raw)
-        for field, message in errors.items():
-            self.add_error(field if field in self.fields else None, message)
-        if errors:
+        rule, problems = rule_parse(self.raw_rule_data(), in_policy=True)
+        for problem in problems:
+            if problem.field not in self.errors:  # one complaint per field: the first
+                self.add_error(
+                    problem.field if problem.field in self.fields else None, field_message(problem)
+                )
+        if problems:
             return data
-        rule = rule_from_data(raw, require_scope=True)
         try:
             rule_validate_for_policy(rule)
         except RuleError as exc:
@@ -95,11 +99,8 @@ class PolicyForm(forms.Form):
 
     def live_rule(self) -> Rule | None:
         """The rule as typed so far, if it is whole: for the live placeholder name and preview."""
-        raw = self.raw_rule_data()
-        if rule_errors(raw):
-            return None
-        rule = rule_from_data(raw, require_scope=True)
-        return None if rule.is_empty else rule
+        rule, problems = rule_parse(self.raw_rule_data(), in_policy=True)
+        return None if problems or rule.is_empty else rule
 
     def policy_changes(self) -> dict[str, object]:
         """A valid form as policy_update changes: every part of the rule is set or cleared (None)."""
@@ -121,62 +122,25 @@ class PolicyForm(forms.Form):
         return changes
 
 
-def rule_errors(raw: Mapping[str, object]) -> dict[str, str]:
-    """Every field of a rule that is wrong (not just the first), worded with the labels the form shows."""
-    errors: dict[str, str] = {}
-    try:
-        parse_scope(raw.get("scope") or GLOBAL)  # type: ignore[arg-type]
-    except ScopeError as exc:
-        errors["scope"] = exc.message
-    for param in RETENTION_PARAMS:
-        value = raw.get(param.name)
-        if value in (None, ""):
-            continue
-        try:
-            param.check(value)
-        except ValueError as exc:
-            errors[param.name] = str(exc).replace(param.name, param.condition.label)
-    for dim in POLICY_DIMENSIONS:
-        if not raw.get(dim.name):
-            continue
-        try:
-            parse_dimension(dim, raw[dim.name], raw.get(dim.mode_param))
-        except ScopeError as exc:
-            errors[exc.field] = exc.message
-    return errors
+def field_message(problem: Problem) -> str:
+    """A problem worded for the form: a condition is named by the label its field shows."""
+    param = PARAMS.get(problem.field)
+    return problem.message.replace(param.name, param.condition.label) if param else problem.message
 
 
 def handoff_initial(query: QueryDict) -> tuple[dict[str, object], list[str]]:
     """Initial values of the New policy dialog from the Explorer's hand-off URL (its own ?retention= format).
 
-    Parts a policy cannot carry (a reverse direction, the Owner filter) are dropped with a notice saying so.
+    Parts a policy cannot carry (a reverse direction, the Owner filter) are left out with a notice saying so.
     """
-    initial: dict[str, object] = {}
-    notices: list[str] = []
+    rule, problems = rule_parse(query, in_policy=True)
+    initial: dict[str, object] = dict(rule_as_form_data(rule))
     if query.get("scope"):
-        initial["scope"] = query["scope"]
-    conditions, parse_notices = parse_retention(query.get("retention"))
-    notices += parse_notices
-    for name, value in conditions.items():
-        param = PARAMS[name]
-        if param.is_reverse:
-            notices.append(f"Left out {param.pill(value)}: reverse directions are for exploring only.")
-            continue
-        initial[name] = str(value)
-    for dim in DIMENSIONS:
-        values = query.get(dim.name)
-        if not values:
-            continue
-        if not dim.in_policy:
-            notices.append(f"Left out the {dim.label} filter: a retention policy cannot carry it.")
-            continue
-        initial[dim.name] = values
-        if query.get(dim.mode_param):
-            initial[dim.mode_param] = query[dim.mode_param]
+        initial["scope"] = rule.scope
     for name in ("name", "mode"):
         if query.get(name):
             initial[name] = query[name]
-    return initial, notices
+    return initial, [problem.notice for problem in problems]
 
 
 def policy_initial(policy: RetentionPolicy) -> dict[str, object]:
@@ -189,10 +153,7 @@ def policy_initial(policy: RetentionPolicy) -> dict[str, object]:
         "mode": policy.mode,
         "enabled": policy.enabled,
     }
-    initial.update({name: str(value) for name, value in rule.conditions.items()})
-    for name, flt in rule.dimensions.items():
-        initial[name] = ",".join(flt.values)
-        initial[f"{name}_mode"] = flt.mode
+    initial.update(rule_as_form_data(rule))
     return initial
 
 

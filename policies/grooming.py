@@ -24,9 +24,10 @@ from django.utils import timezone
 
 from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.candidates import archive_guard, candidates, touched_since_count
-from lore.conditions import DimFilter, Rule, RuleError, canonical_conditions
 from lore.limits import RUN_HEARTBEAT_STALE, RUN_TIME_LIMIT
 from lore.models import Account, Activity, Lesson
+from lore.rules.codec import RuleError, rule_as_json, rule_from_json
+from lore.rules.rule import Rule
 from lore.services import lessons_archive_next, lessons_restore
 from policies.models import PolicyRun, RetentionPolicy
 
@@ -71,8 +72,8 @@ def rule_validate_for_policy(rule: Rule) -> None:
     if rule.reverse_params:
         name = rule.reverse_params[0].name
         raise RuleError(name, f"{name} is for exploring only: a retention policy cannot carry it")
-    if rule.explorer_only_dimensions:
-        name = rule.explorer_only_dimensions[0].name
+    if rule.dimensions_not_in_policy:
+        name = rule.dimensions_not_in_policy[0].name
         raise RuleError(name, f"{name} is an Explorer filter: a retention policy cannot carry it")
 
 
@@ -110,24 +111,6 @@ def _in_address_order(pairs: Iterable[tuple[str, str]]) -> list[dict[str, str]]:
         for scope in sorted(keys_by_scope)
         for key in sorted(keys_by_scope[scope])
     ]
-
-
-def rule_snapshot(rule: Rule) -> dict:
-    return {
-        "scope": rule.scope,
-        "conditions": dict(rule.conditions),
-        "dimensions": {n: {"values": list(f.values), "mode": f.mode} for n, f in rule.dimensions.items()},
-    }
-
-
-def rule_from_snapshot(snapshot: dict) -> Rule:
-    return Rule(
-        scope=snapshot["scope"],
-        conditions=canonical_conditions(snapshot.get("conditions", {})),
-        dimensions={
-            n: DimFilter(tuple(f["values"]), f["mode"]) for n, f in snapshot.get("dimensions", {}).items()
-        },
-    )
 
 
 # ---------------------------------------------------------------- who is executing a run
@@ -269,7 +252,7 @@ def run_start(
             policy=policy,
             policy_name=policy.name if policy else "",
             trigger=trigger,
-            rule_snapshot=rule_snapshot(rule),
+            rule_snapshot=rule_as_json(rule),
             created_by=actor,
             as_of=as_of,
         )
@@ -358,7 +341,7 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
     assert snapshot is not None
     reason = f"policy “{run.policy_name}”" if run.policy_name else "ad-hoc groom run"
     try:
-        rule = rule_from_snapshot(run.rule_snapshot)
+        rule = rule_from_json(run.rule_snapshot)
         pending = candidates(run.account, rule, now=snapshot)
         guard = archive_guard(rule, snapshot)
         # What the run's preview counted: a lesson written, restored or imported since is not the run's to archive

@@ -9,15 +9,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from lore.conditions import (
-    NAME_MAX,
-    POLICY_DIMENSIONS,
-    RETENTION_PARAMS,
-    DimFilter,
-    Rule,
-    canonical_conditions,
-)
+from lore.conditions import NAME_MAX, POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, canonical_conditions
 from lore.models import Account
+from lore.rules.rule import Rule
 
 
 class RetentionPolicy(models.Model):

@@ -7,9 +7,11 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from explorer.filter_control import control_context, policy_control, rule_from_query, rule_query
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule
+from explorer.filter_control import control_context, policy_control
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS
 from lore.models import Account
+from lore.rules.codec import rule_as_query, rule_parse
+from lore.rules.rule import Rule
 from lore.scopes import GLOBAL, ScopeError, parse_scope
 from policies import grooming, selectors
 from policies.forms import MODE_HELP, PolicyForm, placeholder_name
@@ -18,7 +20,7 @@ from policies.models import RetentionPolicy
 
 def explorer_url(rule: Rule) -> str:
     """The same rule as a view in the Explorer (its own URL format): the rows a run would archive."""
-    pairs = [("scope", rule.scope), *rule_query(rule, include_scope=False)]
+    pairs = [("scope", rule.scope), *rule_as_query(rule, include_scope=False)]
     return reverse("explorer:index") + "?" + urlencode(pairs, safe=":,/")
 
 
@@ -37,7 +39,7 @@ def scope_choices(account: Account, current: str) -> list[tuple[str, str]]:
 def _control(account: Account, form: PolicyForm) -> dict[str, Any]:
     """The Explorer's filter control over the valid part of what was typed (bad parts get rows of their own)."""
     source = form.data if form.is_bound else form.initial
-    rule, _ = rule_from_query(source, allow_reverse=False, allow_owner=False)
+    rule, _ = rule_parse(source, in_policy=True)
     return control_context(policy_control(account, rule))
 
 

@@ -42,9 +42,9 @@ def run_expected(run: PolicyRun) -> int | None:
     carries out, else now). None once it has started, when its own counts say more."""
     if run.status != PolicyRun.Status.PENDING:
         return None
-    from policies.grooming import rule_from_snapshot
+    from lore.rules.codec import rule_from_json
 
-    return candidates(run.account, rule_from_snapshot(run.rule_snapshot), now=run.as_of).count()
+    return candidates(run.account, rule_from_json(run.rule_snapshot), now=run.as_of).count()
 
 
 def policy_runs(policy: RetentionPolicy) -> QuerySet[PolicyRun]:

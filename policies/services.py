@@ -7,18 +7,10 @@ from collections.abc import Mapping
 from django.db import transaction
 
 from lore.activity import activity_record, person
-from lore.conditions import (
-    NAME_MAX,
-    POLICY_DIMENSIONS,
-    RETENTION_PARAMS,
-    Rule,
-    RuleError,
-    auto_name,
-    canonical_conditions,
-    parse_dimension,
-)
+from lore.conditions import NAME_MAX, POLICY_DIMENSIONS, RETENTION_PARAMS, auto_name
 from lore.models import Account, Activity
-from lore.scopes import ScopeError, parse_scope
+from lore.rules.codec import RuleError, rule_as_form_data, rule_parse_strict
+from lore.rules.rule import Rule
 from policies.grooming import rule_validate_for_policy
 from policies.models import RetentionPolicy
 
@@ -97,50 +89,38 @@ def _history(policy: RetentionPolicy, action: str, *, actor: str, detail: str = 
 
 
 def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
-    """`rule` with PATCH-style changes: a key present with None (or "") clears that part; absent keys stay."""
-    scope = rule.scope
-    if "scope" in changes:
-        try:
-            scope = parse_scope(changes["scope"])  # type: ignore[arg-type]
-        except ScopeError as exc:
-            raise RuleError("scope", exc.message) from exc
-    conditions = dict(rule.conditions)
-    for param in RETENTION_PARAMS:
-        if param.name in changes:
-            raw = changes[param.name]
-            if raw is None or raw == "":
-                conditions.pop(param.name, None)
-            else:
-                try:
-                    conditions[param.name] = param.check(raw)
-                except ValueError as exc:
-                    raise RuleError(param.name, str(exc)) from exc
-    dimensions = dict(rule.dimensions)
+    """`rule` with PATCH-style changes: a key present with None (or "") clears that part; absent keys stay.
+
+    The saved rule is written as form data, the changes laid over it, and the whole read back by the codec."""
+    data: dict[str, object] = {"scope": rule.scope, **dict(rule_as_form_data(rule))}
+    for name in ("scope", *(p.name for p in RETENTION_PARAMS)):
+        if name in changes:
+            _put(data, name, changes[name])
     for dim in POLICY_DIMENSIONS:
-        if dim.name not in changes and dim.mode_param not in changes:
-            continue
-        saved = dimensions.get(dim.name)
-        values = changes[dim.name] if dim.name in changes else (list(saved.values) if saved else None)
-        if values is None or values == "" or values == []:
-            if dim.name in changes or not changes[dim.mode_param]:
-                dimensions.pop(
-                    dim.name, None
-                )  # cleared, or a mode cleared on a filter the policy does not have
-                continue
-            raise RuleError(
-                dim.name, f"{dim.mode_param} needs {dim.name} values: this policy has no {dim.label} filter"
-            )
-        # The mode a change names (null: back to the default); else the saved one, so that `--tags a,b` on an
-        # exclusion does not turn it into an inclusion. parse_dimension checks values and mode alike.
+        if dim.name in changes:
+            _put(data, dim.name, changes[dim.name])
+            if not _given(changes[dim.name]):
+                data.pop(dim.mode_param, None)  # cleared: its mode goes with it
         if dim.mode_param in changes:
-            mode = changes[dim.mode_param] or dim.default_mode
-        else:
-            mode = saved.mode if saved is not None else None
-        try:
-            dimensions[dim.name] = parse_dimension(dim, values, mode)
-        except ScopeError as exc:
-            raise RuleError(exc.field, exc.message, getattr(exc, "code", "")) from exc
-    return Rule(scope=scope, conditions=canonical_conditions(conditions), dimensions=dimensions)
+            if _given(changes[dim.mode_param]) and not _given(data.get(dim.name)):
+                raise RuleError(
+                    dim.name,
+                    f"{dim.mode_param} needs {dim.name} values: this policy has no {dim.label} filter",
+                )
+            _put(data, dim.mode_param, changes[dim.mode_param])  # null: back to the default
+    # Without a mode in the changes the saved one stays: `--tags a,b` on an exclusion keeps it an exclusion.
+    return rule_parse_strict(data, in_policy=True)
+
+
+def _given(value: object) -> bool:
+    return value not in (None, "", [])
+
+
+def _put(data: dict[str, object], name: str, value: object) -> None:
+    if _given(value):
+        data[name] = value
+    else:
+        data.pop(name, None)
 
 
 @transaction.atomic

@@ -9,8 +9,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 from django.utils import timezone
 
-from config.celery import sweep_slot_start
 from lore.limits import RUN_STATEMENT_TIMEOUT_MS, RUN_TIME_LIMIT
+from lore.schedule import sweep_slot_start
 from lore.timeouts import set_statement_timeout
 from policies import grooming
 

@@ -11,10 +11,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -24,9 +23,10 @@ from lore.access import account_of, account_view, role_of, role_reason
 from lore.accounts import TokenNotYours, token_create, token_revoke
 from lore.activity import activities_of, person
 from lore.candidates import candidates
-from lore.conditions import RuleError
+from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from lore.models import Account, Lesson
 from lore.roles import ROLE_SCOPES, Role, role_allows
+from lore.rules.codec import RuleError
 from policies import grooming, selectors
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
 from policies.models import PolicyRun, RetentionPolicy
@@ -42,28 +42,17 @@ NEW_TOKEN_COOKIE = "lore_new_token"
 NEW_TOKEN_MAX_AGE = 300
 
 
-def _account(request: HttpRequest) -> Account:
+def _account(request: HtmxHttpRequest) -> Account:
     return account_of(request)
 
 
-def _actor(request: HttpRequest) -> str:
+def _actor(request: HtmxHttpRequest) -> str:
     return person(request.user)
 
 
-def _is_partial(request: HttpRequest) -> bool:
-    """An htmx request for a fragment (a history restore wants the whole page)."""
-    htmx = getattr(request, "htmx", None)
-    return htmx is not None and bool(htmx) and not htmx.history_restore_request
-
-
-def _go(request: HttpRequest, url: str) -> HttpResponse:
+def _go(request: HtmxHttpRequest, url: str) -> HttpResponse:
     """Redirect; from an htmx request, make the browser navigate (so the dialog closes onto the new page)."""
-    return HttpResponseClientRedirect(url) if _is_partial(request) else HttpResponseRedirect(url)
-
-
-def _vary(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ["HX-Request"])
-    return response
+    return HttpResponseClientRedirect(url) if is_partial(request) else HttpResponseRedirect(url)
 
 
 # ---------------------------------------------------------------- the list
@@ -71,7 +60,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 
 @require_GET
 @account_view(Role.VIEWER)
-def policy_list(request: HttpRequest) -> HttpResponse:
+def policy_list(request: HtmxHttpRequest) -> HttpResponse:
     account = _account(request)
     return render(request, "policies/list.html", _list_context(account))
 
@@ -82,7 +71,7 @@ def _list_context(account: Account) -> dict[str, Any]:
 
 @require_GET
 @account_view(Role.VIEWER)
-def policy_count(request: HttpRequest, policy_id: int) -> HttpResponse:
+def policy_count(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     """How many lessons the policy would catch now (loaded lazily per row of the list)."""
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
@@ -95,7 +84,7 @@ def policy_count(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 
 def _dialog(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     account: Account,
     form: PolicyForm,
     *,
@@ -104,17 +93,18 @@ def _dialog(
     status: int = 200,
 ) -> HttpResponse:
     context = dialog_context(account, form, policy=policy, notices=notices or [])
-    context["plain_fallback"] = not _is_partial(request)
-    if _is_partial(request):
+    context["plain_fallback"] = not is_partial(request)
+    if is_partial(request):
         # htmx swaps only 2xx answers: the dialog with its inline errors comes back as 200.
-        return _vary(render(request, "policies/list.html#dialog", context))
+        return render(request, "policies/list.html#dialog", context)
     context.update(_list_context(account))
-    return _vary(render(request, "policies/list.html", context, status=status))
+    return render(request, "policies/list.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 @account_view(Role.EDITOR)
-def policy_new(request: HttpRequest) -> HttpResponse:
+@vary_on_htmx
+def policy_new(request: HtmxHttpRequest) -> HttpResponse:
     """The New policy dialog; pre-filled from the Explorer's hand-off URL (?scope=&retention=&kind=…)."""
     account = _account(request)
     if request.method == "GET":
@@ -143,7 +133,8 @@ def policy_new(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @account_view(Role.EDITOR)
-def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
+@vary_on_htmx
+def policy_edit(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
     if request.method == "GET":
@@ -170,7 +161,7 @@ def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 @require_GET
 @account_view(Role.EDITOR)
-def policy_live(request: HttpRequest) -> HttpResponse:
+def policy_live(request: HtmxHttpRequest) -> HttpResponse:
     """While the rule is built: the placeholder name and "this rule would archive N lessons now"."""
     account = _account(request)
     form = PolicyForm(request.GET)
@@ -183,7 +174,7 @@ def policy_live(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @account_view(Role.ADMIN)
-def policy_enable(request: HttpRequest, policy_id: int) -> HttpResponse:
+def policy_enable(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     """Turn the nightly sweep of an auto policy on or off."""
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
@@ -201,7 +192,7 @@ def policy_enable(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 @require_GET
 @account_view(Role.VIEWER)
-def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
+def policy_detail(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
     context = {
@@ -217,7 +208,7 @@ def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @account_view(Role.VIEWER, post=Role.EDITOR)
-def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
+def policy_run(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     """Run now: GET shows what would be archived (count and a sample); POST starts the run in the background."""
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
@@ -273,7 +264,8 @@ def _preview_time(raw: str | None) -> datetime | None:
 
 @require_GET
 @account_view(Role.VIEWER)
-def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+@vary_on_htmx
+def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     """A run: live progress while it works (htmx polls this URL every second), then the result and Undo."""
     account = _account(request)
     run = grooming.run_mark_if_abandoned(selectors.run_get(account, run_id))
@@ -284,14 +276,14 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "archived_url": archived_by_run_url(run.pk),
         "section": "policies",
     }
-    if _is_partial(request):
-        return _vary(render(request, "policies/run.html#progress", context))
-    return _vary(render(request, "policies/run.html", context))
+    if is_partial(request):
+        return render(request, "policies/run.html#progress", context)
+    return render(request, "policies/run.html", context)
 
 
 @require_POST
 @account_view(Role.EDITOR)
-def run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_undo(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     account = _account(request)
     run = selectors.run_get(account, run_id)
     if run.is_active:
@@ -305,7 +297,7 @@ def run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @account_view(Role.ADMIN)
-def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
+def policy_delete_view(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     """Delete the rule only: the lessons it archived stay archived and restorable."""
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
@@ -332,7 +324,7 @@ def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @account_view(Role.VIEWER)
-def token_list(request: HttpRequest) -> HttpResponse:
+def token_list(request: HtmxHttpRequest) -> HttpResponse:
     """List, create (the raw token is shown once, on the page right after creating it)."""
     account = _account(request)
     form = TokenForm(request.POST or None, account=account, user=request.user, role=role_of(request))
@@ -372,7 +364,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
     return page
 
 
-def _new_token_shown_once(request: HttpRequest) -> dict[str, object] | None:
+def _new_token_shown_once(request: HtmxHttpRequest) -> dict[str, object] | None:
     """The token this user made a moment ago, from its signed cookie (deleted by the page that shows it)."""
     signed = request.get_signed_cookie(
         NEW_TOKEN_COOKIE, default=None, salt=NEW_TOKEN_COOKIE, max_age=NEW_TOKEN_MAX_AGE
@@ -385,7 +377,7 @@ def _new_token_shown_once(request: HttpRequest) -> dict[str, object] | None:
 
 @require_POST
 @account_view(Role.VIEWER)
-def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+def token_revoke_view(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
     account = _account(request)
     try:
         token = token_revoke(

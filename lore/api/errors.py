@@ -15,9 +15,9 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 
-from lore.conditions import RuleError
 from lore.inputs import FieldError
 from lore.limits import REQUEST_BODY_MAX, LimitExceeded
+from lore.rules.codec import RuleError
 from lore.scopes import ScopeError
 from lore.selectors import CursorError
 from lore.timeouts import TOO_LONG, is_statement_timeout

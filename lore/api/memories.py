@@ -28,13 +28,14 @@ from lore.api.schemas import (
     ProtectIn,
     SearchIn,
 )
-from lore.conditions import Rule, parse_retention, rule_from_data
 from lore.decay import lessons_with_decay
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_latest
 from lore.roles import Scope
+from lore.rules.codec import rule_parse_strict
+from lore.rules.rule import Rule
 from lore.scopes import parse_address, parse_scope, validate_key
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
@@ -55,17 +56,9 @@ def no_nul(value: str, field: str) -> str:
 
 
 def filters_rule(data: Mapping[str, Any]) -> Rule:
-    """The rule of a list/search request: `retention` (URL syntax) merged with the per-param fields."""
-    merged = dict(data)
-    retention = merged.pop("retention", None)
-    if retention:
-        values, notices = parse_retention(retention)
-        if notices:
-            raise ApiError(422, notices[0], field="retention")
-        for name, value in values.items():
-            if merged.get(name) is None:
-                merged[name] = value
-    return rule_from_data(merged, allow_reverse=True, allow_explorer_dimensions=True, require_scope=False)
+    """The rule of a list/search request (`retention` in URL syntax and/or one field per param), read by the
+    codec; its first problem is the 422."""
+    return rule_parse_strict(data, in_policy=False, require_scope=False)
 
 
 def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[Lesson], scope: str) -> None:
@@ -83,9 +76,16 @@ def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[
         row.last_read_at = now
 
 
-def lessons_list_page(request: HttpRequest, data: Mapping[str, Any], *, text: str = "") -> dict[str, Any]:
+def lessons_list_page(
+    request: HttpRequest,
+    data: Mapping[str, Any],
+    *,
+    text: str = "",
+    rule_data: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One page of the list; the rule is read from `rule_data` (the query string, repeats and all) or `data`."""
     account = account_of(request)
-    rule = filters_rule({k: v for k, v in data.items() if k not in ("archived", "sort", "limit", "cursor")})
+    rule = filters_rule(rule_data if rule_data is not None else data)
     qs = lessons_filtered(account, rule, q=no_nul(text, "query"), archived=bool(data.get("archived")))
     now = timezone.now()
     page = lessons_page(
@@ -148,7 +148,7 @@ def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, An
     unknown = sorted(set(request.GET) - set(ListQuery.model_fields))
     if unknown:  # a misspelt filter must not silently widen the list
         raise ApiError(422, f"{unknown[0]}: not a known filter", field=unknown[0])
-    return lessons_list_page(request, filters.dict())  # type: ignore[attr-defined]
+    return lessons_list_page(request, filters.dict(), rule_data=request.GET)  # type: ignore[attr-defined]
 
 
 @router.post(

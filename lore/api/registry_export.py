@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lore.conditions import DIMENSIONS, NAME_MAX, PARAMS, SIGNALS
+from lore.conditions import DIMENSIONS, NAME_MAX, PARAMS, SIGNALS, unit_word
 
 TARGET = Path(__file__).resolve().parents[2] / "lorekit" / "registry.py"
 
@@ -41,6 +41,7 @@ class Param:
     name: str
     label: str
     unit: str
+    unit_word: str  # "days" or "times", as messages say it
     low: int
     high: int
     reverse: bool
@@ -103,6 +104,7 @@ def registry_data() -> dict[str, Any]:
                 "name": p.name,
                 "label": p.condition.label,
                 "unit": p.condition.unit,
+                "unit_word": unit_word(p.condition.unit),
                 "low": p.bounds[0],
                 "high": p.bounds[1],
                 "reverse": p.is_reverse,

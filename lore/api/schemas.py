@@ -13,22 +13,18 @@ from typing import Annotated, Any, Literal
 from annotated_types import Interval
 from django.utils import timezone
 from ninja import Field, Schema
-from pydantic import AwareDatetime, BeforeValidator, ConfigDict, Strict, StringConstraints, create_model
+from pydantic import BeforeValidator, ConfigDict, Strict, StringConstraints, create_model
 from pydantic_core import PydanticCustomError
 
 from lore.conditions import (
     DIMENSIONS,
     MAX_FILTER_VALUES,
-    NAME_MAX,
     PARAMS,
-    POLICY_DIMENSIONS,
-    RETENTION_PARAMS,
     Dimension,
     Param,
 )
 from lore.decay import ANNOTATION, lesson_decay_score
 from lore.inputs import MAX_CONTENT
-from lore.limits import PREVIEW_KEYS_DEFAULT, PREVIEW_KEYS_MAX
 from lore.scopes import MAX_VALUE_LENGTH
 from lore.selectors import DEFAULT_SORT, MAX_LIMIT, SORTS
 
@@ -104,7 +100,9 @@ class InputSchema(Schema):
     model_config = ConfigDict(extra="forbid")
 
 
-def _model(name: str, doc: str, fields: dict[str, Any], base: type[Schema] = InputSchema) -> type[Schema]:
+def schema_model(
+    name: str, doc: str, fields: dict[str, Any], base: type[Schema] = InputSchema
+) -> type[Schema]:
     model = create_model(name, __base__=base, __doc__=doc, **fields)  # type: ignore[call-overload]
     return model  # type: ignore[no-any-return]
 
@@ -121,7 +119,7 @@ class LessonSchema(Schema):
         return score if score is not None else lesson_decay_score(obj, timezone.now())
 
 
-LessonOut = _model(
+LessonOut = schema_model(
     "Lesson",
     "A lesson with every dimension and its counters: Recurrence (seen_count), Delivered (read_count), "
     "Chosen (opened_count), Last agent open (last_opened_at).",
@@ -152,7 +150,7 @@ LessonOut = _model(
     base=LessonSchema,
 )
 
-LessonIn = _model(
+LessonIn = schema_model(
     "LessonIn",
     "A lesson to write. Writing an existing scope+key is a recurrence: content and dimensions are rewritten.",
     {
@@ -225,9 +223,9 @@ def _filter_fields(*, in_query: bool) -> dict[str, Any]:
     }
 
 
-ListQuery = _model("ListQuery", _filters_doc, _filter_fields(in_query=True))
-ListIn = _model("ListIn", _filters_doc, _filter_fields(in_query=False))
-SearchIn = _model(
+ListQuery = schema_model("ListQuery", _filters_doc, _filter_fields(in_query=True))
+ListIn = schema_model("ListIn", _filters_doc, _filter_fields(in_query=False))
+SearchIn = schema_model(
     "SearchIn",
     "Text search (every word in the key or the content) with the same filters as a list.",
     {
@@ -240,126 +238,6 @@ SearchIn = _model(
 class PageOut(Schema):
     items: list[LessonOut]  # type: ignore[valid-type]
     next_cursor: str | None = None
-
-
-# ---------------------------------------------------------------- rules: preview, run, policies
-
-
-def rule_fields(*, scope_required: bool) -> dict[str, Any]:
-    scope = (Scope, Field(..., description=SCOPE_HELP)) if scope_required else (Scope | None, None)
-    return {"scope": scope, **param_fields(RETENTION_PARAMS), **dimension_fields(POLICY_DIMENSIONS)}
-
-
-GroomIn = _model(
-    "GroomIn",
-    "A saved policy (policy_id) or an ad-hoc rule: scope, conditions and dimension filters.",
-    {
-        "policy_id": (Id | None, Field(None, description="Preview/run a saved policy")),
-        **rule_fields(scope_required=False),
-    },
-)
-
-
-GroomPreviewIn = _model(
-    "GroomPreviewIn",
-    "What /groom/preview takes: a policy or a rule, and how many keys to list (count stays exact).",
-    {
-        "keys_limit": (
-            int,
-            Field(
-                PREVIEW_KEYS_DEFAULT.default,
-                ge=0,
-                le=PREVIEW_KEYS_MAX.default,
-                description=f"List at most this many keys, in address order; `count` is always exact. "
-                f"{PREVIEW_KEYS_MAX.describe()}.",
-            ),
-        ),
-    },
-    base=GroomIn,
-)
-
-
-GroomRunIn = _model(
-    "GroomRunIn",
-    "What /groom/preview takes, and optionally that preview's time (its Lore-As-Of header) to archive exactly it.",
-    {
-        "as_of": (
-            AwareDatetime | None,
-            Field(
-                None,
-                description="The Lore-As-Of header of the preview this run carries out: the run archives what "
-                "that preview answered, less what was rewritten, restored, unpinned or re-imported since. At "
-                "most an hour old; of a policy changed since, it answers 409 preview_outdated and archives "
-                "nothing.",
-            ),
-        ),
-    },
-    base=GroomIn,
-)
-
-
-class KeyOut(Schema):
-    scope: str
-    key: str
-
-
-class PreviewOut(Schema):
-    count: int
-    keys: list[KeyOut]
-
-
-class RunOut(PreviewOut):
-    run_id: int
-    status: str
-    matched: int
-
-
-PolicyMode = Literal["review", "auto"]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_MAX)]
-
-PolicyIn = _model(
-    "PolicyIn",
-    "A new retention policy. mode review (default) is run by hand; auto is swept nightly once enabled.",
-    {
-        "name": (Name, ...),
-        **rule_fields(scope_required=True),
-        "mode": (PolicyMode, "review"),
-        "enabled": (JsonBool, False),
-    },
-)
-
-PolicyPatch = _model(
-    "PolicyPatch",
-    "Changes to a policy. A field set to null is cleared; an absent field is left as it is.",
-    {
-        "name": (Name | None, None),
-        **rule_fields(scope_required=False),
-        "mode": (PolicyMode | None, None),
-        "enabled": (JsonBool | None, None),
-    },
-)
-
-PolicyOut = _model(
-    "Policy",
-    "A retention policy: scope, conditions, dimension filters, mode and whether the nightly sweep runs it.",
-    {
-        "id": (int, ...),
-        "name": (str, ...),
-        "scope": (str, ...),
-        **{p.name: (int | None, None) for p in RETENTION_PARAMS},
-        **{
-            field: (kind, ...)
-            for d in POLICY_DIMENSIONS
-            for field, kind in ((d.name, list[str]), (d.mode_param, str))
-        },
-        "mode": (str, ...),
-        "enabled": (bool, ...),
-        "summary": (str, Field(..., description="What the rule does, in the words of its auto-name")),
-        "created_at": (datetime, ...),
-        "updated_at": (datetime, ...),
-    },
-    base=Schema,
-)
 
 
 class ImportOut(Schema):

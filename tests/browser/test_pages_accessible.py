@@ -24,10 +24,10 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from lore.accounts import token_create
-from lore.conditions import Rule
 from lore.demo import demo_store_create
 from lore.garden.inventory import garden_inventory
 from lore.models import Account, Finding, Lesson
+from lore.rules.rule import Rule
 from lore.transfer_jobs import export_job_start, transfer_job_execute
 from policies import grooming
 from policies.services import policy_create

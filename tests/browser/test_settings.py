@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from lore.conditions import Rule
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.demo import demo_store_create
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.services import policy_create
 

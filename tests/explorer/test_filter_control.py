@@ -6,21 +6,15 @@ from urllib.parse import parse_qs, urlsplit
 
 from django.http import QueryDict
 
-from explorer.filter_control import (
-    FilterControl,
-    control_context,
-    rule_from_query,
-    rule_hidden_inputs,
-    rule_with_condition,
-)
-from lore.conditions import CONDITIONS, DIMENSIONS, DimFilter, Rule
+from explorer.filter_control import FilterControl, control_context
+from lore.conditions import CONDITIONS, DIMENSIONS, DimFilter
+from lore.rules.codec import rule_as_query, rule_parse
+from lore.rules.rule import Rule
 
 
 def control(rule: Rule, **extra: object) -> FilterControl:
     def href(r: Rule) -> str:
-        from explorer.filter_control import rule_query
-
-        return "/x/?" + "&".join(f"{k}={v}" for k, v in rule_query(r))
+        return "/x/?" + "&".join(f"{k}={v}" for k, v in rule_as_query(r))
 
     return FilterControl(rule=rule, href=href, menu_href=href, **extra)  # type: ignore[arg-type]
 
@@ -31,7 +25,7 @@ def labels(section) -> list[str]:  # noqa: ANN001
 
 def picked(href: str) -> Rule:
     query = urlsplit(href).query
-    return rule_from_query(QueryDict(query))[0]
+    return rule_parse(QueryDict(query))[0]
 
 
 def test_the_menu_lists_the_nine_dimensions_then_the_five_conditions_under_age_and_activity() -> None:
@@ -96,7 +90,7 @@ def test_picking_the_other_direction_replaces_the_row() -> None:
     section = control_context(control(rule), "chosen")["fc"].section
     ten_or_more = next(c for g in section.groups for c in g.choices if c.label == "10 times or more")
     assert picked(ten_or_more.href).conditions == {"min_opened_count": 10}
-    assert rule_with_condition(rule, "min_opened_count", 10).conditions == {"min_opened_count": 10}
+    assert rule.with_condition("min_opened_count", 10).conditions == {"min_opened_count": 10}
 
 
 def test_a_condition_pick_returns_to_the_list_and_a_dimension_pick_stays_in_its_section() -> None:
@@ -139,32 +133,8 @@ def test_pills_use_the_registry_wording_and_each_removes_only_itself() -> None:
 
 
 def test_policy_mode_offers_neither_reverse_directions_nor_owner() -> None:
-    fc = control_context(control(Rule(), allow_reverse=False, allow_owner=False), "chosen")["fc"]
+    fc = control_context(control(Rule(), in_policy=True), "chosen")["fc"]
     assert "Owner" not in [e.label for e in fc.dimensions]
     assert [g.heading for g in fc.section.groups] == [""]
-    typed = control_context(control(Rule(), allow_reverse=False, allow_owner=False), "chosen", ">40")[
-        "fc"
-    ].section
+    typed = control_context(control(Rule(), in_policy=True), "chosen", ">40")["fc"].section
     assert labels(typed) == [] and typed.error
-
-
-def test_hidden_inputs_are_named_after_the_registry_params_and_dimensions() -> None:
-    rule = Rule(conditions={"min_age_days": 90}, dimensions={"tags": DimFilter(("a", "b"), "all")})
-    assert rule_hidden_inputs(rule) == [("min_age_days", "90"), ("tags", "a,b"), ("tags_mode", "all")]
-
-
-def test_rule_from_query_reads_one_input_per_param_as_a_form_submits_them() -> None:
-    rule, notices = rule_from_query(QueryDict("min_age_days=90&max_opened_count=0&kind=bus&kind_mode=nin"))
-    assert notices == []
-    assert rule.conditions == {"min_age_days": 90, "max_opened_count": 0}
-    assert rule.dimensions["kind"] == DimFilter(("bus",), "nin")
-
-
-def test_rule_from_query_for_a_policy_drops_reverse_and_owner_with_notices() -> None:
-    rule, notices = rule_from_query(
-        QueryDict("retention=min_opened_count:3,min_age_days:9&owner=data"),
-        allow_reverse=False,
-        allow_owner=False,
-    )
-    assert rule.conditions == {"min_age_days": 9} and not rule.dimensions
-    assert len(notices) == 2

@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from lore.conditions import Rule
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun
 from policies.services import policy_create

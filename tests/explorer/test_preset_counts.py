@@ -9,7 +9,6 @@ from django.http import QueryDict
 from django.test import Client
 from django.utils import timezone
 
-from explorer.filter_control import rule_with_condition
 from explorer.queries import condition_choice_counts, lessons_shown
 from explorer.state import ExplorerState
 from lore.conditions import CONDITIONS, CONDITIONS_BY_KEY
@@ -40,9 +39,7 @@ def test_each_preset_counts_the_lessons_the_list_would_show_with_it_applied(acco
         choices = presets(cond)
         counts = condition_choice_counts(account, state, cond, choices, now=now)
         expected = [
-            lessons_shown(
-                account, state.with_rule(rule_with_condition(state.rule, name, value)), now=now
-            ).count()
+            lessons_shown(account, state.with_rule(state.rule.with_condition(name, value)), now=now).count()
             for name, value in choices
         ]
         assert counts == expected, (query, cond.key)

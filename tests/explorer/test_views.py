@@ -10,8 +10,9 @@ from django.test import Client
 from django.utils import timezone
 
 from lore.candidates import candidates
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.models import Lesson, LessonEvent, ReadEvent
+from lore.rules.rule import Rule
 from lore.services import lessons_archive
 from policies import grooming
 from policies.models import PolicyRun

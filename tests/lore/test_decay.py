@@ -9,9 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from lore.candidates import candidates
-from lore.conditions import PARAMS, Rule, auto_name, parse_retention, parse_typed
+from lore.conditions import PARAMS, auto_name, parse_typed
 from lore.decay import decay_score_of, lessons_with_decay
 from lore.models import Lesson
+from lore.rules.codec import rule_parse
+from lore.rules.rule import Rule
 from lore.selectors import lessons_filtered, lessons_page
 from tests.factories import AccountFactory, LessonFactory
 
@@ -145,6 +147,12 @@ def test_max_decay_score_is_a_condition_of_the_registry_from_0_to_100() -> None:
         param.check(101)
 
 
+def parse_retention(text: str) -> tuple[dict[str, int], list[str]]:
+    """`?retention=` alone through the codec: its conditions and its notices."""
+    rule, problems = rule_parse({"retention": text})
+    return dict(rule.conditions), [problem.notice for problem in problems]
+
+
 def test_max_decay_score_reads_and_writes_in_the_url_and_names_a_policy() -> None:
     values, notices = parse_retention("max_decay_score:10,min_age_days:30")
     assert values == {"min_age_days": 30, "max_decay_score": 10} and not notices
@@ -155,8 +163,8 @@ def test_max_decay_score_reads_and_writes_in_the_url_and_names_a_policy() -> Non
 
 
 def test_typed_input_offers_at_most_n_and_refuses_more_than() -> None:
-    assert [o.token for o in parse_typed("decay", "10").options] == ["max_decay_score:10"]
-    assert [o.token for o in parse_typed("decay", "<10").options] == ["max_decay_score:9"]
-    assert [o.token for o in parse_typed("decay", "<=10").options] == ["max_decay_score:10"]
+    assert [(o.param, o.value) for o in parse_typed("decay", "10").options] == [("max_decay_score", 10)]
+    assert [(o.param, o.value) for o in parse_typed("decay", "<10").options] == [("max_decay_score", 9)]
+    assert [(o.param, o.value) for o in parse_typed("decay", "<=10").options] == [("max_decay_score", 10)]
     assert parse_typed("decay", ">10").error
     assert parse_typed("decay", "200").error

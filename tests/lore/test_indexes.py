@@ -10,9 +10,10 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from lore.candidates import candidates
-from lore.conditions import DIMENSIONS, PARAMS, DimFilter, Rule
+from lore.conditions import DIMENSIONS, PARAMS, DimFilter
 from lore.decay import DECAY_INPUTS
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from lore.selectors import lessons_filtered
 from policies.models import PolicyRun
 from tests.services import require_postgres

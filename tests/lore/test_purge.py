@@ -9,9 +9,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config.celery import PURGE_TASK, app, next_fire, sweep_schedule
+from config.celery import PURGE_TASK, app
 from lore import purge
 from lore.models import Lesson, LessonEvent, LessonTag, PurgeRun, Tombstone, content_hash
+from lore.schedule import next_fire, sweep_schedule
 from lore.services import lesson_protect, lessons_archive
 from lore.tasks import nightly_purge
 from tests.factories import AccountFactory, LessonFactory

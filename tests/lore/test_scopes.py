@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lore.candidates import candidates, lessons_matching
-from lore.conditions import Rule
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from lore.scopes import scope_covers, scope_q
 from tests.factories import LessonFactory
 

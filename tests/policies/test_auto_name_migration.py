@@ -7,7 +7,7 @@ import importlib
 import pytest
 from django.apps import apps
 
-from lore.conditions import Rule
+from lore.rules.rule import Rule
 from policies.models import RetentionPolicy
 from policies.services import is_named_after_its_rule
 

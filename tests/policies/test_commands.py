@@ -9,8 +9,9 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies.management.commands.groom import Command
 from policies.models import PolicyRun
 from policies.services import policy_create

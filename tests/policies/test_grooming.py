@@ -9,9 +9,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from lore.conditions import Rule, RuleError
 from lore.inputs import LessonInput
 from lore.models import Lesson, LessonEvent, ReadEvent
+from lore.rules.codec import RuleError
+from lore.rules.rule import Rule
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_archive
 from lore.transfer import import_lines, lesson_as_line
 from policies import grooming

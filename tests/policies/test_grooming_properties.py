@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from lore.accounts import account_create
 from lore.candidates import candidates
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, Rule
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter
 from lore.models import Account, Lesson
+from lore.rules.rule import Rule
 from lore.scopes import scope_covers
 from lore.services import tags_sync
 from policies import grooming

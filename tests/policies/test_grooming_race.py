@@ -12,9 +12,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from lore.candidates import archive_guard
-from lore.conditions import Rule
 from lore.inputs import LessonInput
 from lore.models import Account, Lesson
+from lore.rules.rule import Rule
 from lore.services import lesson_protect, lesson_restore, lesson_write, lessons_archive
 from policies import grooming
 from policies.models import PolicyRun

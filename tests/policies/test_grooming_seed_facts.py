@@ -8,10 +8,10 @@ import pytest
 from django.utils import timezone
 
 from lore.candidates import candidates
-from lore.conditions import Rule
 from lore.demo import demo_store_create
 from lore.inputs import LessonInput
 from lore.models import Account, Lesson
+from lore.rules.rule import Rule
 from lore.services import lesson_open, lesson_write, lessons_deliver
 from policies import grooming
 

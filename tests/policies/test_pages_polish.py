@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
-from lore.conditions import Rule
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from lore.conditions import DimFilter, Rule, RuleError
+from lore.conditions import DimFilter
+from lore.rules.codec import RuleError
+from lore.rules.rule import Rule
 from policies.models import RetentionPolicy
 from policies.services import policy_create, policy_update
 

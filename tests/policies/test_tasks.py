@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun
 from policies.services import policy_create

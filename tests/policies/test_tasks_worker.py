@@ -20,8 +20,9 @@ from django.db import connection
 from django.utils import timezone
 
 from config.celery import app
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.models import Account, Lesson, LessonEvent
+from lore.rules.rule import Rule
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create
 from tests.factories import AccountFactory, LessonFactory

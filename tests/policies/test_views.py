@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create

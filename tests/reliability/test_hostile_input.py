@@ -21,11 +21,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.state import ExplorerState
-from lore.conditions import CONDITIONS, DIMENSIONS, PARAMS, parse_retention, parse_typed, serialize_retention
+from lore.conditions import CONDITIONS, DIMENSIONS, PARAMS, parse_typed
 from lore.models import Lesson
+from lore.rules.codec import retention_text, rule_parse
 from lore.transfer import import_lines
 from tests.explorer.test_nasty_urls import NASTY as EXPLORER_NASTY
 from tests.reliability.conftest import World
+
+
+def parse_retention(text: str) -> tuple[dict[str, int], list[str]]:
+    """`?retention=` alone through the codec: its conditions and its notices."""
+    rule, problems = rule_parse({"retention": text})
+    return dict(rule.conditions), [problem.notice for problem in problems]
+
 
 EXAMPLES = 300  # per parser property; the import property runs fewer (it writes to the database)
 IMPORT_EXAMPLES = 60
@@ -100,7 +108,7 @@ def test_retention_keeps_valid_parts_drops_the_rest_with_a_notice_and_is_canonic
     assert len(conditions) == len(set(conditions))  # one direction per condition
     kept = sum(1 for part in text[:4000].split(",") if part.strip())
     assert (values or notices) if kept else (not values and not notices)  # every part is used or named
-    again, more = parse_retention(serialize_retention(values))
+    again, more = parse_retention(retention_text(values))
     assert (again, more) == (values, [])  # what the page writes back into its URL parses to itself
 
 
@@ -204,7 +212,7 @@ state_value = st.one_of(
         ["global", "repo::acme/app", "30d", "all", "opened_count", "1", "bus,decision", "any", "nin"]
     ),
     st.builds(
-        lambda v: serialize_retention(v), st.dictionaries(st.sampled_from(list(PARAMS)), st.integers(0, 400))
+        lambda v: retention_text(v), st.dictionaries(st.sampled_from(list(PARAMS)), st.integers(0, 400))
     ),
 )
 

@@ -7,8 +7,9 @@ import psycopg
 import pytest
 from django.db import connection
 
-from lore.conditions import DimFilter, Rule
+from lore.conditions import DimFilter
 from lore.models import Lesson
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun
 from policies.services import policy_create

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.celery import app, beat_schedule, previous_fire, sweep_crontab_check, sweep_schedule
+from config.celery import app, beat_schedule, sweep_crontab_check
+from lore.schedule import previous_fire, sweep_schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 

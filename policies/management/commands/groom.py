@@ -12,8 +12,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, RuleError, rule_from_data
+from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS
 from lore.models import Account
+from lore.rules.codec import RuleError, rule_parse_strict
+from lore.rules.rule import Rule
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 
@@ -72,7 +74,7 @@ class Command(BaseCommand):
         if opts.get("scope") in (None, ""):
             raise CommandError("pass --policy-id, or --scope with at least one condition or filter")
         try:
-            rule = rule_from_data(opts)
+            rule = rule_parse_strict(opts)
             grooming.rule_validate_for_policy(rule)
         except RuleError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from exc
