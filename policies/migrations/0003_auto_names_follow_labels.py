@@ -10,7 +10,8 @@ OLD, NEW = "written ≤ ", "recurrence ≤ "
 
 
 def rename_auto_named(apps, schema_editor):  # noqa: ANN001, ANN201
-    from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, Rule, auto_name
+    from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, auto_name
+    from lore.rules.rule import Rule
 
     policy_model = apps.get_model("policies", "RetentionPolicy")
     for policy in policy_model.objects.filter(name__contains=OLD).iterator():
