@@ -91,7 +91,12 @@ def _history(policy: RetentionPolicy, action: str, *, actor: str, detail: str = 
 def rule_with_changes(rule: Rule, changes: Mapping[str, object]) -> Rule:
     """`rule` with PATCH-style changes: a key present with None (or "") clears that part; absent keys stay.
 
-    The saved rule is written as form data, the changes laid over it, and the whole read back by the codec."""
+    The saved rule is written as form data, the changes laid over it, and the whole read back by the codec.
+    Changes that touch no part of the rule (name, mode, enabled) leave the saved rule as it is."""
+    rule_keys = {"scope", *(p.name for p in RETENTION_PARAMS)}
+    rule_keys |= {name for dim in POLICY_DIMENSIONS for name in (dim.name, dim.mode_param)}
+    if not rule_keys & set(changes):
+        return rule
     data: dict[str, object] = {"scope": rule.scope, **dict(rule_as_form_data(rule))}
     for name in ("scope", *(p.name for p in RETENTION_PARAMS)):
         if name in changes:
