@@ -104,8 +104,9 @@ def test_an_auto_policy_built_in_the_dialog_is_saved_disabled(page, account) -> 
     page.click("#policy-dialog [data-fc-toggle]")
     page.click('#policy-dialog [data-fc-entry="chosen"]')
     page.click("#policy-dialog .fc-choice >> text=Never chosen")
-    page.wait_for_function(
-        "document.querySelector('#id_name').placeholder === 'chosen ≤ 0× in all scopes'", timeout=5000
+    # (a locator, not a wait_for_function string: the page's CSP refuses to eval a string)
+    expect(page.locator("#id_name")).to_have_attribute(
+        "placeholder", "chosen ≤ 0× in all scopes", timeout=5000
     )
     page.keyboard.press("Escape")
     page.check("#policy-dialog input[name=mode][value=auto]")
