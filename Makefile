@@ -8,8 +8,8 @@ LESSONS ?= 20000
 # Local runs are development runs: without DEBUG (or a SECRET_KEY) every process refuses to start.
 LOCAL_ENV := DEBUG=$${DEBUG:-1}
 
-LINT_PATHS := $(wildcard config lore policies explorer lorekit tests bench scripts)
-TYPED_PATHS := $(wildcard config lore policies explorer lorekit)
+LINT_PATHS := $(wildcard config lore policies explorer members lorekit tests bench scripts)
+TYPED_PATHS := $(wildcard config lore policies explorer members lorekit)
 
 .PHONY: run test lint format bench install migrate demo clean
 

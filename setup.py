@@ -6,7 +6,7 @@ place."""
 from setuptools import find_namespace_packages, setup
 
 SITE_DIRS = {"config.templates": "templates", "config.static": "static"}
-CODE = ["config", "lore", "explorer", "policies", "lorekit"]
+CODE = ["config", "lore", "explorer", "policies", "members", "lorekit"]
 
 setup(
     # Namespace discovery, so the template and static folders inside the apps count as (data) packages too.

@@ -18,8 +18,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 
 from lore import demo
-from lore.accounts import token_create
+from lore.accounts import account_create, token_create
 from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, Membership, ReadEvent
+from lore.roles import ALL_SCOPES, Role
 
 ACCOUNT = "demo"
 USER = "demo"
@@ -45,7 +46,7 @@ def store_ensure(lessons: int, *, log: bool = True) -> tuple[Account, bool]:
 
     Returns (account, loaded).
     """
-    account, _ = Account.objects.get_or_create(name=ACCOUNT)
+    account = Account.objects.filter(name=ACCOUNT).first() or account_create(name=ACCOUNT)
     existing = Lesson.objects.filter(account=account).count()
     if existing == lessons:
         return account, False
@@ -91,12 +92,12 @@ def identities_ensure(account: Account) -> Identities:
     user = User.objects.filter(username=USER).first() or User.objects.create_user(
         username=USER, password=PASSWORD
     )
-    Membership.objects.get_or_create(user=user, account=account)
+    Membership.objects.get_or_create(user=user, account=account, defaults={"role": Role.ADMIN})
     admin = User.objects.filter(username=ADMIN).first() or User.objects.create_superuser(
         username=ADMIN, password=PASSWORD, email=""
     )
     ApiToken.objects.filter(account=account, name="bench").delete()
-    _, raw = token_create(account=account, name="bench", created_by=user)
+    _, raw = token_create(account=account, name="bench", created_by=user, scopes=ALL_SCOPES)
     return Identities(account=account, user=user, admin=admin, raw_token=raw)
 
 

@@ -59,10 +59,10 @@ class PeakRss:
 def seed_store(account_name: str, lessons: int, seed: int = 7) -> int:
     """A fresh account holding `lessons` demo lessons; returns its id."""
     django_setup()
+    from lore.accounts import account_create
     from lore.demo import demo_store_create
-    from lore.models import Account
 
-    account = Account.objects.create(name=account_name)
+    account = account_create(name=account_name)
     demo_store_create(account, lessons=lessons, seed=seed)
     return account.pk
 

@@ -9,6 +9,8 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.urls import re_path
 from ninja import NinjaAPI
+from ninja.openapi.schema import OpenAPISchema
+from ninja.operation import Operation
 
 from lore.api.auth import BearerToken
 from lore.api.errors import ObjectParser, install_error_handlers
@@ -22,7 +24,23 @@ def _unknown_url(request: HttpRequest, rest: str = "") -> JsonResponse:
     return JsonResponse(body, status=404)
 
 
+class ScopedSchema(OpenAPISchema):
+    """Each operation's security requirement names the token scope it needs (OpenAPI 3.1 allows role names)."""
+
+    def operation_security(self, operation: Operation) -> list[dict[str, Any]] | None:
+        found = super().operation_security(operation)
+        scopes = [getattr(auth, "scope", None) for auth in operation.auth_callbacks]
+        return [{name: [str(s) for s in scopes if s]} for item in found or [] for name in item]
+
+
 class LoreAPI(NinjaAPI):
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
+    ) -> OpenAPISchema:
+        if path_prefix is None:
+            path_prefix = self.get_root_path(path_params or {})
+        return ScopedSchema(self, path_prefix)
+
     @property
     def urls(self) -> tuple[list[Any], str, str]:
         patterns, app_name, namespace = super().urls  # type: ignore[misc]
@@ -33,10 +51,12 @@ api = LoreAPI(
     title="Lore Explorer API",
     version="1",
     description="Lessons, retention policies and grooming. Authenticate with `Authorization: Bearer <token>` "
-    "(`manage.py create_token --account NAME`). Clients may say who they are with `X-Lore-Surface: api|cli|mcp`; "
+    "(`manage.py create_token --account NAME`, or Settings → API tokens). A token carries scopes — `read`, `write`, "
+    "`groom`, `admin` — and each operation's security requirement names the one it needs; without it the answer "
+    "is 403 `forbidden`, naming the scope. Clients may say who they are with `X-Lore-Surface: api|cli|mcp`; "
     "it is recorded on every read.",
     urls_namespace="api",
-    auth=BearerToken(),
+    auth=BearerToken(),  # every operation names its own scope (lore.api.auth.needs); this is the safe default
     parser=ObjectParser(),
 )
 install_error_handlers(api)

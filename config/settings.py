@@ -53,10 +53,12 @@ INSTALLED_APPS = [
     "lore",
     "policies",
     "explorer",
+    "members",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "lore.access.AccountPathMiddleware",  # /a/<slug>/… → the account of the URL, carried by reverse()
     "lore.timeouts.StatementTimeoutMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -126,9 +128,9 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 # The address throttled is REMOTE_ADDR (gunicorn's peer): a forwarded header is never trusted.
-LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "/explorer/"
-LOGOUT_REDIRECT_URL = "login"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"  # the account home: the one account, or a chooser
+LOGOUT_REDIRECT_URL = "/login/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -51,6 +51,7 @@ from urllib.parse import urlencode
 
 from django.db.models import Count, QuerySet
 from django.urls import reverse
+from django.utils import timezone
 
 from lore.conditions import (
     CONDITIONS,
@@ -77,6 +78,7 @@ _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 NOTICE_SHOWN_CHARS = 60
 
 ValueCounts = Callable[[Dimension, str], list[tuple[str, int]]]
+ConditionCounts = Callable[[Condition, list[tuple[str, int]]], list[int]]
 
 
 def shown(text: str) -> str:
@@ -247,6 +249,7 @@ class FilterControl:
     menu_href(rule)  — GET URL of the live menu for a rule; `section`, `typed`, `part` are appended.
     target / swap    — hx-target / hx-swap of a pick (the answer decides about history: HX-Push-Url).
     value_counts     — (dimension, typed text) → [(value, count)], the dimension's own filter left out.
+    condition_counts — (condition, [(param, value)]) → [lessons each would leave], in one query.
     """
 
     rule: Rule
@@ -255,6 +258,7 @@ class FilterControl:
     allow_reverse: bool = True
     allow_owner: bool = True
     value_counts: ValueCounts | None = None
+    condition_counts: ConditionCounts | None = None
     target: str = "#explorer"
     swap: str = "innerHTML"
     dom_id: str = "fc"
@@ -280,6 +284,7 @@ class Pill:
     text: str
     remove_href: str
     reverse: bool = False
+    edit_href: str = ""  # the menu opened at this pill's section
 
 
 @dataclass(frozen=True)
@@ -298,6 +303,7 @@ class Choice:
     custom: bool = False
     count: int | None = None
     note: str = ""
+    param_value: tuple[str, int] | None = None  # a condition's choice: what it sets
 
 
 @dataclass(frozen=True)
@@ -363,16 +369,23 @@ def _pick(control: FilterControl, rule: Rule, menu: str = "") -> str:
 
 def control_pills(control: FilterControl) -> list[Pill]:
     rule = control.rule
+    menu = control.menu_href(rule)
     pills: list[Pill] = []
     for name, text in rule.pills():
         if name in PARAMS:
+            remove, section = rule_with_condition(rule, name, None), PARAMS[name].condition_key
             pills.append(
                 Pill(
-                    name, text, _pick(control, rule_with_condition(rule, name, None)), PARAMS[name].is_reverse
+                    name,
+                    text,
+                    _pick(control, remove),
+                    PARAMS[name].is_reverse,
+                    with_params(menu, section=section),
                 )
             )
         else:
-            pills.append(Pill(name, text, _pick(control, rule_with_dimension(rule, name, None))))
+            remove = rule_with_dimension(rule, name, None)
+            pills.append(Pill(name, text, _pick(control, remove), edit_href=with_params(menu, section=name)))
     return pills
 
 
@@ -416,6 +429,7 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
             _pick(control, rule_with_condition(rule, param.name, value)),
             selected,
             custom,
+            param_value=(param.name, value),
         )
 
     groups: list[ChoiceGroup] = []
@@ -439,6 +453,8 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
             groups.append(ChoiceGroup(heading, [choice(param, v) for v in presets]))
     unit = "days" if cond.unit == "days" else "times"
     example = "45" if cond.unit == "days" else ">40"
+    if control.condition_counts is not None:
+        groups = _counted(control.condition_counts, cond, groups)
     return Section(
         key=cond.key,
         label=cond.label,
@@ -449,6 +465,17 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
         error=error,
         remove_href=_pick(control, rule_without_condition(rule, cond.key)) if current else "",
     )
+
+
+def _counted(counts: ConditionCounts, cond: Condition, groups: list[ChoiceGroup]) -> list[ChoiceGroup]:
+    """The groups with each choice's count: what the view would hold with it applied (one query for all)."""
+    keys = [c.param_value for g in groups for c in g.choices if c.param_value is not None]
+    found = dict(zip(keys, counts(cond, keys), strict=True))
+
+    def counted(c: Choice) -> Choice:
+        return replace(c, count=found.get(c.param_value)) if c.param_value is not None else c
+
+    return [ChoiceGroup(g.heading, [counted(c) for c in g.choices]) for g in groups]
 
 
 def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Section:
@@ -573,6 +600,13 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
         base = candidates(account, rule_with_dimension(rule, dim.name, None))  # type: ignore[arg-type]
         return value_counts(base, dim, typed)
 
+    def cond_counts(cond: Condition, choices: list[tuple[str, int]]) -> list[int]:
+        from explorer.queries import choice_counts
+
+        now = timezone.now()
+        base = candidates(account, rule_without_condition(rule, cond.key), now=now)  # type: ignore[arg-type]
+        return choice_counts(base, choices, now=now)
+
     return FilterControl(
         rule=rule,
         href=href,
@@ -580,6 +614,7 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
         allow_reverse=False,
         allow_owner=False,
         value_counts=counts,
+        condition_counts=cond_counts,
         target=f"#{dom_id}-state",
         swap="outerHTML",
         dom_id=dom_id,

@@ -15,13 +15,23 @@ from django.utils.timezone import localtime
 from explorer.filter_control import FilterControl, control_context, with_params
 from explorer.queries import (
     cards_and_matrix,
+    condition_choice_counts,
     dimension_value_counts,
     lessons_shown,
     read_card,
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, DateRange, ExplorerState, scope_label
 from explorer.templatetags.explorer_tags import ago, thousands
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, LIST_SIGNALS, SIGNALS, Dimension, Rule, Signal
+from lore.conditions import (
+    DIMENSIONS,
+    DIMENSIONS_BY_NAME,
+    LIST_SIGNALS,
+    SIGNALS,
+    Condition,
+    Dimension,
+    Rule,
+    Signal,
+)
 from lore.models import Account, Lesson
 from lore.scopes import GLOBAL
 from lore.selectors import CursorError, Page, lessons_page, scopes_present
@@ -52,11 +62,15 @@ def explorer_control(account: Account, state: ExplorerState, *, now: datetime) -
     def counts(dim: Dimension, typed: str) -> list[tuple[str, int]]:
         return dimension_value_counts(account, state, dim, typed, now=now)
 
+    def cond_counts(cond: Condition, choices: list[tuple[str, int]]) -> list[int]:
+        return condition_choice_counts(account, state, cond, choices, now=now)
+
     return FilterControl(
         rule=state.rule,
         href=href,
         menu_href=menu_href,
         value_counts=counts,
+        condition_counts=cond_counts,
         target="#explorer-body",
         swap="innerHTML",
         dom_id="fc",
@@ -255,6 +269,7 @@ def page_context(
         "run": run,
         "scope_label": scope_label(state.scope),
         "active_url": state.but(archived=False, run=None).url(),
+        "all_archived_url": state.but(run=None).url(),
         "archived_url": state.but(archived=True).url(),
         "restore_url": reverse("explorer:restore"),
         "clear_search_url": state.but(q="").url(),

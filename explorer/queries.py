@@ -7,17 +7,18 @@ a conditional aggregate for the stat cards, one GROUP BY for the matrix and for 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
 from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
 
-from explorer.filter_control import rule_with_dimension
+from explorer.filter_control import rule_with_dimension, rule_without_condition
 from explorer.filter_control import value_counts as _value_counts
 from explorer.state import ExplorerState
 from lore.candidates import rule_predicate
-from lore.conditions import DIMENSIONS_BY_NAME, Dimension, DimFilter, Rule
+from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter, Rule
 from lore.models import Account, Lesson, LessonTag, ReadEvent
 from lore.scopes import scope_q
 from lore.selectors import lessons_filtered, text_search_q
@@ -62,6 +63,34 @@ def dimension_value_counts(
     """Per-value counts of a dimension with everything else applied and the dimension's own filter left out."""
     base = lessons_shown(account, state, now=now, rule=rule_with_dimension(state.rule, dim.name, None))
     return _value_counts(base, dim, typed)
+
+
+def condition_choice_counts(
+    account: Account,
+    state: ExplorerState,
+    cond: Condition,
+    choices: Sequence[tuple[str, int]],
+    *,
+    now: datetime,
+) -> list[int]:
+    """How many lessons the list would show with each (param, value) of `cond` in place of the condition's
+    current value, everything else as it is: one conditional aggregate, whatever the number of choices."""
+    if not choices:
+        return []
+    rule = rule_without_condition(state.rule, cond.key)
+    # With a condition applied the active list is the candidate set: protected lessons left out.
+    base = lessons_filtered(
+        account, rule, q=state.q, archived=state.archived, include_protected=state.archived, now=now
+    )
+    return choice_counts(_narrow(base, state, now), choices, now=now)
+
+
+def choice_counts(base: QuerySet[Lesson], choices: Sequence[tuple[str, int]], *, now: datetime) -> list[int]:
+    """[lessons of `base` each (param, value) keeps], as one COUNT(*) FILTER (WHERE …) per choice."""
+    totals = base.aggregate(
+        **{f"c{i}": Count("pk", filter=PARAMS[name].q(value, now)) for i, (name, value) in enumerate(choices)}
+    )
+    return [int(totals[f"c{i}"] or 0) for i in range(len(choices))]
 
 
 @dataclass(frozen=True)
@@ -111,7 +140,7 @@ def stat_cards(account: Account, state: ExplorerState, *, now: datetime) -> Stat
     totals = _population(account, state, state.rule, now).aggregate(
         lessons=Count("pk", filter=shown),
         scopes=Count("scope", distinct=True, filter=shown),
-        protected=Count("pk", filter=active & Q(protected=True)),
+        protected=Count("pk", filter=(~active if state.archived else active) & Q(protected=True)),
         archived=Count("pk", filter=~active),
     )
     return StatCards(**{k: int(v or 0) for k, v in totals.items()})
@@ -262,7 +291,7 @@ def _flag(q: Q) -> Case | Value:
 _CARDS_AND_MATRIX = """
 SELECT r, c, scope,
        COUNT(*) FILTER (WHERE x_shown) AS cell,
-       COUNT(*) FILTER (WHERE NOT x_archived AND protected) AS protected,
+       COUNT(*) FILTER (WHERE {status} AND protected) AS protected,
        COUNT(*) FILTER (WHERE x_archived) AS archived
 FROM ({inner}) AS flagged
 GROUP BY r, c, scope
@@ -284,7 +313,9 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     inner = flagged[0].union(*flagged[1:], all=True) if len(flagged) > 1 else flagged[0]
     sql, params = inner.query.sql_with_params()
     with connection.cursor() as cursor:
-        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql), params)
+        # Protected counts the pinned lessons of the status in view (archived ones in the archived view).
+        status = "x_archived" if state.archived else "NOT x_archived"
+        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql, status=status), params)
         grouped = cursor.fetchall()
     cells: dict[tuple[str, str], int] = {}
     lessons = protected = archived = 0

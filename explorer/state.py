@@ -139,6 +139,7 @@ class ExplorerState:
     run: int | None = None
     matrix: tuple[str, str] = DEFAULT_MATRIX
     notices: tuple[str, ...] = ()
+    successes: tuple[str, ...] = ()  # what an action did ("Restored 3 lessons."), shown apart from warnings
 
     # ------------------------------------------------------------ parsing
 
@@ -202,6 +203,9 @@ class ExplorerState:
 
     def with_notice(self, notice: str) -> ExplorerState:
         return replace(self, notices=(*self.notices, notice))
+
+    def with_success(self, message: str) -> ExplorerState:
+        return replace(self, successes=(*self.successes, message))
 
     # ------------------------------------------------------------ derived
 
@@ -281,7 +285,7 @@ class ExplorerState:
     def policy_handoff_url(self) -> str:
         """Settings → Retention Policies → New policy, pre-filled with scope, conditions and filters."""
         pairs = [("scope", self.rule.scope), *rule_query(self.rule, include_scope=False)]
-        return "/settings/policies/new/?" + urlencode(pairs, safe=":,/")
+        return reverse("policies:new") + "?" + urlencode(pairs, safe=":,/")
 
     @property
     def matrix_rows(self) -> str:

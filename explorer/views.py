@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -30,9 +30,10 @@ from explorer.page import (
     stats_context,
 )
 from explorer.state import ExplorerState
-from lore.accounts import account_required
+from lore.access import account_of, account_view
 from lore.activity import person
 from lore.models import Lesson, LessonEvent
+from lore.roles import Role
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
 PAGE = "explorer/explorer.html"
@@ -70,9 +71,9 @@ def _current_q(request: HttpRequest) -> str | None:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def explorer(request: HttpRequest) -> HttpResponse:
-    account = account_required(request.user)
+    account = account_of(request)
     state = ExplorerState.from_query(request.GET)
     now = timezone.now()
     partial = _is_partial(request)
@@ -88,10 +89,10 @@ def explorer(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def explorer_stats(request: HttpRequest) -> HttpResponse:
     """The counting regions a swapped-in body loads after it: cards, matrix, the list's count and note."""
-    account = account_required(request.user)
+    account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     key = request.GET.get("key", "")
     context = stats_context(account, state, now=timezone.now(), key=key if STATS_KEY.fullmatch(key) else "")
@@ -99,20 +100,20 @@ def explorer_stats(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def explorer_rows(request: HttpRequest) -> HttpResponse:
     """The next keyset page of the list ("Load more")."""
-    account = account_required(request.user)
+    account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     context = rows_context(account, state, now=timezone.now(), cursor=request.GET.get("cursor", ""))
     return _vary(render(request, f"{PAGE}#rows", context))
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def explorer_menu(request: HttpRequest) -> HttpResponse:
     """A section of the filter menu (or its list), with per-value counts loaded when a section opens."""
-    account = account_required(request.user)
+    account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     context = menu_context(
         account,
@@ -133,14 +134,14 @@ _DOM_ID = re.compile(r"^[a-z][a-z0-9_-]{0,30}$")
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def filter_control(request: HttpRequest) -> HttpResponse:
     """The filter control in policy mode (the New/Edit policy dialog): menu sections and picks.
 
     With `section`: the menu body (or its options, `part=options`). Without: the control's state (pills, hidden
     inputs, Filter button) plus the menu body out of band, at `menu` (the list by default).
     """
-    account = account_required(request.user)
+    account = account_of(request)
     rule, _ = rule_from_query(request.GET, allow_reverse=False, allow_owner=False)
     dom_id = request.GET.get("dom_id", "fc")
     control = policy_control(account, rule, dom_id=dom_id if _DOM_ID.match(dom_id) else "fc")
@@ -157,7 +158,7 @@ def filter_control(request: HttpRequest) -> HttpResponse:
 
 
 def _lesson(request: HttpRequest, lesson_id: int) -> Lesson:
-    account = account_required(request.user)
+    account = account_of(request)
     return get_object_or_404(Lesson, account=account, pk=lesson_id)
 
 
@@ -180,7 +181,7 @@ def _sheet(request: HttpRequest, lesson: Lesson, *, changed: bool = False) -> Ht
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
     """The detail sheet. A person opening it is a delivery (Delivered +1, surface "dashboard"); never Chosen."""
     lesson = _lesson(request, lesson_id)
@@ -190,7 +191,7 @@ def lesson_sheet(request: HttpRequest, lesson_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@account_view(Role.EDITOR)
 def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResponse:
     """Pin, unpin, archive or restore one lesson from its sheet; the sheet comes back without a new delivery."""
     lesson = _lesson(request, lesson_id)
@@ -208,7 +209,7 @@ def lesson_action(request: HttpRequest, lesson_id: int, action: str) -> HttpResp
         raise Http404("no such action")
     if not _is_partial(request):
         return HttpResponseRedirect(
-            _local_url(request, request.POST.get("next")) or f"/explorer/lessons/{lesson.pk}/"
+            _local_url(request, request.POST.get("next")) or reverse("explorer:sheet", args=[lesson.pk])
         )
     return _sheet(request, lesson, changed=True)
 
@@ -225,10 +226,10 @@ def form_ids(values: list[str]) -> list[int]:
 
 
 @require_POST
-@login_required
+@account_view(Role.EDITOR)
 def restore_many(request: HttpRequest) -> HttpResponse:
     """Restore the archived lessons ticked in the archived view, then show that view again."""
-    account = account_required(request.user)
+    account = account_of(request)
     ids = form_ids(request.POST.getlist("ids"))[:5000]
     restored = lessons_restore(account=account, lesson_ids=ids, actor=person(request.user))
     state = ExplorerState.from_query(QueryDict(request.POST.get("state", ""), mutable=False))
@@ -237,7 +238,7 @@ def restore_many(request: HttpRequest) -> HttpResponse:
     if not ids:
         state = state.with_notice("Tick the lessons to restore first.")
     else:
-        state = state.with_notice(f"Restored {restored} lesson{'s' if restored != 1 else ''}.")
+        state = state.with_success(f"Restored {restored} lesson{'s' if restored != 1 else ''}.")
     context = page_context(account, state, now=timezone.now(), lazy_stats=True)
     response = render(request, "explorer/_navigate.html", {**context, "oob": True, "skip_menu": True})
     return _vary(response)

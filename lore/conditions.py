@@ -172,7 +172,7 @@ CONDITIONS: tuple[Condition, ...] = (
         field="seen_count",
         retention="max_seen_count",
         reverse="min_seen_count",
-        name_phrase="written ≤ {n}×",
+        name_phrase="recurrence ≤ {n}×",
         retention_presets=(1, 2, 3, 5),
         reverse_presets=(1, 10, 100),
         never_phrase="Never written",
@@ -335,6 +335,10 @@ def parse_typed(condition_key: str, text: str) -> TypedResult:
         }[op]
     options, errors = [], []
     for param, value in candidates:
+        if param.comparison == "at_least" and value <= COUNT_MIN:
+            # "0 times or more" is every lesson: offering it would look like a filter and narrow nothing.
+            errors.append(f"{cond.label}: {param.value_phrase(value).lower()} matches every lesson.")
+            continue
         try:
             options.append(Option(param.name, param.check(value)))
         except ValueError:

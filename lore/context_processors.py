@@ -1,10 +1,28 @@
 from django.http import HttpRequest
 
-from lore.accounts import account_for_user
+from lore.access import account_url, role_reason
+from lore.accounts import account_for_user, memberships_of
+from lore.roles import Role, role_allows
 
 
 def account(request: HttpRequest) -> dict[str, object]:
+    """The account of the page, the person's other accounts (the switcher) and what their role may use (`can`:
+    a control it may not is disabled, with `can.<x>_reason` saying why)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
-        return {"current_account": None}
-    return {"current_account": account_for_user(user)}
+        return {"current_account": None, "account_switch": [], "can": {}}
+    membership = getattr(request, "membership", None)
+    current = membership.account if membership else account_for_user(user)
+    switch = [
+        {"name": m.account.name, "url": account_url(m.account, "/explorer/"), "current": m.account == current}
+        for m in memberships_of(user)
+    ]
+    role = membership.role if membership else ""
+    can = {
+        "role": role,
+        "edit": role_allows(role, Role.EDITOR),
+        "admin": role_allows(role, Role.ADMIN),
+        "edit_reason": role_reason(role, Role.EDITOR) if role else "",
+        "admin_reason": role_reason(role, Role.ADMIN) if role else "",
+    }
+    return {"current_account": current, "account_switch": switch, "can": can}

@@ -13,11 +13,15 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Coalesce
 
+from lore.roles import DEFAULT_TOKEN_SCOPES, Role
+
 
 class Account(models.Model):
     """A tenant. Every query is scoped to one."""
 
     name = models.CharField(max_length=100, unique=True)
+    # In every dashboard URL (/a/<slug>/explorer/): set once by lore.accounts.account_create.
+    slug = models.SlugField(max_length=50, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # Archived lessons are hard-deleted (leaving a Tombstone) this many days after they were archived; 0 = never.
     purge_after_days = models.PositiveIntegerField(default=180)
@@ -30,10 +34,14 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="memberships")
     team = models.CharField(max_length=64, blank=True, default="")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "account"], name="membership_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "account"], name="membership_unique"),
+            models.CheckConstraint(condition=models.Q(role__in=Role.values), name="membership_role_known"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} in {self.account}"
@@ -41,6 +49,10 @@ class Membership(models.Model):
 
 def token_hash(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _default_scopes() -> list[str]:
+    return list(DEFAULT_TOKEN_SCOPES)
 
 
 class ApiToken(models.Model):
@@ -51,6 +63,8 @@ class ApiToken(models.Model):
     prefix = models.CharField(max_length=12)
     hashed = models.CharField(max_length=64, unique=True)
     owner = models.CharField(max_length=64, default="personal", help_text="'personal' or a team slug")
+    # What the token may do (lore.roles.Scope), in declared order; never more than its creator's role.
+    scopes = models.JSONField(default=_default_scopes)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)

@@ -23,7 +23,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1  # the server refused (validation, conflict) or failed
 EXIT_USAGE = 2  # bad command line or configuration
 EXIT_NOT_FOUND = 3
-EXIT_AUTH = 4
+EXIT_AUTH = 4  # no valid token, or one without the scope the command needs
 EXIT_UNREACHABLE = 5
 
 
@@ -50,7 +50,10 @@ class LoreError(Exception):
     def exit_code(self) -> int:
         if self.status in (404, 410):  # 410: purged, only a tombstone remains
             return EXIT_NOT_FOUND
-        if self.status == 401:
+        if self.status in (
+            401,
+            403,
+        ):  # 403: the token lacks the scope the command needs (the message names it)
             return EXIT_AUTH
         if self.code in ("unreachable", "incomplete"):  # the server went away mid-answer
             return EXIT_UNREACHABLE

@@ -11,7 +11,7 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from ninja import Path, Router, Status
 
-from lore.api.auth import account_of, actor_of, surface_of, token_of
+from lore.api.auth import account_of, actor_of, needs, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
 from lore.api.schemas import (
     ID_MAX,
@@ -25,6 +25,7 @@ from lore.api.schemas import (
 )
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, Rule, auto_name, rule_from_data
 from lore.models import Account
+from lore.roles import Scope
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create, policy_delete, policy_update
@@ -101,6 +102,7 @@ def groom_target(account: Account, payload: Any) -> tuple[Rule, RetentionPolicy 
             }
         }
     },
+    auth=needs(Scope.READ),
 )
 def groom_preview(request: HttpRequest, payload: GroomPreviewIn) -> JsonResponse:  # type: ignore[valid-type]
     """`{count, keys: [{scope, key}]}`: exactly what a run would archive now. Changes nothing.
@@ -116,7 +118,12 @@ def groom_preview(request: HttpRequest, payload: GroomPreviewIn) -> JsonResponse
     return response
 
 
-@groom_router.post("/run", response={200: RunOut, **error_responses(400, 404, 409)}, summary="Run (archive)")
+@groom_router.post(
+    "/run",
+    response={200: RunOut, **error_responses(400, 404, 409)},
+    summary="Run (archive)",
+    auth=needs(Scope.GROOM),
+)
 def groom_run(request: HttpRequest, payload: GroomRunIn) -> JsonResponse:  # type: ignore[valid-type]
     """Archive every match (recoverable with /memories/restore), recorded as a PolicyRun; answers what it archived.
 
@@ -152,12 +159,19 @@ def groom_run(request: HttpRequest, payload: GroomRunIn) -> JsonResponse:  # typ
 # ---------------------------------------------------------------- policies
 
 
-@router.get("", response={200: list[PolicyOut], **error_responses()}, summary="List policies")  # type: ignore[valid-type]
+@router.get(
+    "",
+    response={200: list[PolicyOut], **error_responses()},  # type: ignore[valid-type]
+    summary="List policies",
+    auth=needs(Scope.READ),
+)
 def policies_list(request: HttpRequest) -> list[dict[str, Any]]:
     return [policy_as_dict(p) for p in RetentionPolicy.objects.filter(account=account_of(request))]
 
 
-@router.post("", response={201: PolicyOut, **error_responses(400)}, summary="Create a policy")
+@router.post(
+    "", response={201: PolicyOut, **error_responses(400)}, summary="Create a policy", auth=needs(Scope.ADMIN)
+)
 def policies_create(request: HttpRequest, payload: PolicyIn) -> Status[dict[str, Any]]:  # type: ignore[valid-type]
     """name and scope are required; mode review (default) or auto; an auto policy is swept only when enabled."""
     data = payload.dict(exclude_none=True)  # type: ignore[attr-defined]
@@ -175,13 +189,21 @@ def policies_create(request: HttpRequest, payload: PolicyIn) -> Status[dict[str,
     return Status(201, policy_as_dict(policy))
 
 
-@router.get("/{policy_id}", response={200: PolicyOut, **error_responses(404)}, summary="Show a policy")
+@router.get(
+    "/{policy_id}",
+    response={200: PolicyOut, **error_responses(404)},
+    summary="Show a policy",
+    auth=needs(Scope.READ),
+)
 def policies_show(request: HttpRequest, policy_id: int = PolicyId) -> dict[str, Any]:
     return policy_as_dict(policy_for(account_of(request), policy_id))
 
 
 @router.patch(
-    "/{policy_id}", response={200: PolicyOut, **error_responses(400, 404)}, summary="Update a policy"
+    "/{policy_id}",
+    response={200: PolicyOut, **error_responses(400, 404)},
+    summary="Update a policy",
+    auth=needs(Scope.ADMIN),
 )
 def policies_update(
     request: HttpRequest,
@@ -194,7 +216,12 @@ def policies_update(
     return policy_as_dict(policy_update(policy=policy, changes=changes, actor=actor_of(request)))
 
 
-@router.delete("/{policy_id}", response={204: None, **error_responses(404)}, summary="Delete a policy")
+@router.delete(
+    "/{policy_id}",
+    response={204: None, **error_responses(404)},
+    summary="Delete a policy",
+    auth=needs(Scope.ADMIN),
+)
 def policies_delete(request: HttpRequest, policy_id: int = PolicyId) -> Status[None]:
     """Deletes the rule only: lessons it matched or archived are not touched."""
     policy_delete(policy=policy_for(account_of(request), policy_id), actor=actor_of(request))

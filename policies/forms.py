@@ -23,6 +23,7 @@ from lore.conditions import (
     rule_from_data,
 )
 from lore.models import Account, Membership
+from lore.roles import DEFAULT_TOKEN_SCOPES, Scope, scopes_beyond, scopes_normal
 from lore.scopes import GLOBAL, ScopeError, parse_scope
 from policies.grooming import rule_validate_for_policy
 from policies.models import RetentionPolicy
@@ -203,13 +204,21 @@ def placeholder_name(rule: Rule | None) -> str:
 
 
 class TokenForm(forms.Form):
-    """A new API token: a name to recognise it by, and whose lessons it writes (personal or a team)."""
+    """A new API token: a name to recognise it by, whose lessons it writes (personal or a team), and its scopes
+    (read,write unless chosen; never more than the creator's role grants)."""
 
     name = forms.CharField(max_length=100, strip=True, error_messages={"required": "Give the token a name."})
     owner = forms.ChoiceField(initial="personal")
+    scopes = forms.MultipleChoiceField(
+        choices=Scope.choices,
+        initial=list(DEFAULT_TOKEN_SCOPES),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Choose at least one scope."},
+    )
 
-    def __init__(self, *args: Any, account: Account, user: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, account: Account, user: Any, role: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.role = role
         teams = (
             Membership.objects.filter(account=account, user=user)
             .exclude(team="")
@@ -218,3 +227,12 @@ class TokenForm(forms.Form):
         )
         owner: forms.ChoiceField = self.fields["owner"]  # type: ignore[assignment]
         owner.choices = [("personal", "personal")] + [(t, f"team {t}") for t in teams]
+
+    def clean_scopes(self) -> list[str]:
+        chosen = scopes_normal(self.cleaned_data["scopes"])
+        beyond = scopes_beyond(self.role, chosen)
+        if beyond:
+            raise forms.ValidationError(
+                f"Your role ({self.role}) cannot grant {', '.join(beyond)}: a token never has more than its creator."
+            )
+        return chosen

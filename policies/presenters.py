@@ -15,17 +15,15 @@ from policies import grooming, selectors
 from policies.forms import MODE_HELP, PolicyForm, placeholder_name
 from policies.models import RetentionPolicy
 
-EXPLORER_PATH = "/explorer/"
-
 
 def explorer_url(rule: Rule) -> str:
     """The same rule as a view in the Explorer (its own URL format): the rows a run would archive."""
     pairs = [("scope", rule.scope), *rule_query(rule, include_scope=False)]
-    return EXPLORER_PATH + "?" + urlencode(pairs, safe=":,/")
+    return reverse("explorer:index") + "?" + urlencode(pairs, safe=":,/")
 
 
 def archived_by_run_url(run_id: int) -> str:
-    return EXPLORER_PATH + "?" + urlencode({"archived": "1", "run": run_id})
+    return reverse("explorer:index") + "?" + urlencode({"archived": "1", "run": run_id})
 
 
 def scope_choices(account: Account, current: str) -> list[tuple[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
+from lore.candidates import candidates
 from lore.models import Account, ApiToken
 from lore.scopes import GLOBAL, repo_of
 from lore.selectors import scopes_present
@@ -34,6 +35,16 @@ def policy_get(account: Account, policy_id: int) -> RetentionPolicy:
 
 def run_get(account: Account, run_id: int) -> PolicyRun:
     return get_object_or_404(PolicyRun.objects.select_related("policy"), account=account, pk=run_id)
+
+
+def run_expected(run: PolicyRun) -> int | None:
+    """What a run still waiting for a worker is expected to archive: its preview's count (as of the preview it
+    carries out, else now). None once it has started, when its own counts say more."""
+    if run.status != PolicyRun.Status.PENDING:
+        return None
+    from policies.grooming import rule_from_snapshot
+
+    return candidates(run.account, rule_from_snapshot(run.rule_snapshot), now=run.as_of).count()
 
 
 def policy_runs(policy: RetentionPolicy) -> QuerySet[PolicyRun]:

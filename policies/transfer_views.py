@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from functools import partial
 
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from lore.accounts import account_required
+from lore.access import account_of, account_view
 from lore.activity import person
 from lore.limits import IMPORT_BODY_MAX, TRANSFER_EXPIRES, LimitExceeded
 from lore.models import TransferJob
+from lore.roles import Role
 from lore.tasks import transfer_job_execute
 from lore.transfer_jobs import export_job_start, import_job_start, transfer_job_file
 
@@ -26,7 +26,7 @@ SECTION = "transfers"
 
 
 def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpResponse:
-    account = account_required(request.user)
+    account = account_of(request)
     context = {
         "jobs": list(TransferJob.objects.filter(account=account)[:JOBS_SHOWN]),
         "error": error,
@@ -38,7 +38,7 @@ def _page(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpRe
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def transfers(request: HttpRequest) -> HttpResponse:
     """The jobs of the account, newest first, and the forms that start one."""
     return _page(request)
@@ -50,17 +50,17 @@ def _enqueue(job: TransferJob) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@account_view(Role.VIEWER)
 def transfer_export(request: HttpRequest) -> HttpResponse:
     try:
-        job = export_job_start(account=account_required(request.user), actor=person(request.user))
+        job = export_job_start(account=account_of(request), actor=person(request.user))
     except LimitExceeded as exc:
         return _page(request, error=str(exc), status=exc.status)
     return _enqueue(job)
 
 
 @require_POST
-@login_required
+@account_view(Role.EDITOR)
 def transfer_import(request: HttpRequest) -> HttpResponse:
     """An NDJSON upload, refused (413) before it is read when its body is over IMPORT_BODY_MAX."""
     try:
@@ -74,7 +74,7 @@ def transfer_import(request: HttpRequest) -> HttpResponse:
         return _page(request, error="Choose an NDJSON file to import.", status=422)
     try:
         job = import_job_start(
-            account=account_required(request.user), chunks=upload.chunks(), actor=person(request.user)
+            account=account_of(request), chunks=upload.chunks(), actor=person(request.user)
         )
     except LimitExceeded as exc:
         return _page(request, error=f"That file was not imported: {exc}.", status=exc.status)
@@ -82,11 +82,11 @@ def transfer_import(request: HttpRequest) -> HttpResponse:
 
 
 def _job(request: HttpRequest, job_id: int) -> TransferJob:
-    return get_object_or_404(TransferJob, account=account_required(request.user), pk=job_id)
+    return get_object_or_404(TransferJob, account=account_of(request), pk=job_id)
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def transfer_job(request: HttpRequest, job_id: int) -> HttpResponse:
     """One job: its progress while it works, then its report or its download link."""
     job = _job(request, job_id)
@@ -101,7 +101,7 @@ def transfer_job(request: HttpRequest, job_id: int) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def transfer_download(request: HttpRequest, job_id: int) -> HttpResponse | FileResponse:
     """The export's NDJSON file; 410 once it has expired."""
     job = _job(request, job_id)

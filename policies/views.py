@@ -10,21 +10,23 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from lore.accounts import account_required, token_create, token_revoke
+from lore.access import account_of, account_view, role_of, role_reason
+from lore.accounts import TokenNotYours, token_create, token_revoke
 from lore.activity import activities_of, person
 from lore.candidates import candidates
 from lore.conditions import RuleError
 from lore.models import Account, Lesson
+from lore.roles import ROLE_SCOPES, Role, role_allows
 from policies import grooming, selectors
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
 from policies.models import PolicyRun, RetentionPolicy
@@ -41,7 +43,7 @@ NEW_TOKEN_MAX_AGE = 300
 
 
 def _account(request: HttpRequest) -> Account:
-    return account_required(request.user)
+    return account_of(request)
 
 
 def _actor(request: HttpRequest) -> str:
@@ -68,7 +70,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def policy_list(request: HttpRequest) -> HttpResponse:
     account = _account(request)
     return render(request, "policies/list.html", _list_context(account))
@@ -79,7 +81,7 @@ def _list_context(account: Account) -> dict[str, Any]:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def policy_count(request: HttpRequest, policy_id: int) -> HttpResponse:
     """How many lessons the policy would catch now (loaded lazily per row of the list)."""
     account = _account(request)
@@ -111,7 +113,7 @@ def _dialog(
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@account_view(Role.EDITOR)
 def policy_new(request: HttpRequest) -> HttpResponse:
     """The New policy dialog; pre-filled from the Explorer's hand-off URL (?scope=&retention=&kind=…)."""
     account = _account(request)
@@ -140,7 +142,7 @@ def policy_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@account_view(Role.EDITOR)
 def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
@@ -149,6 +151,11 @@ def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
     form = PolicyForm(request.POST)
     if form.is_valid() and form.rule is not None:
         changes = form.policy_changes()
+        sweeps = changes["mode"] == RetentionPolicy.Mode.AUTO and changes["enabled"]
+        if (policy.is_swept_nightly or sweeps) and not role_allows(role_of(request), Role.ADMIN):
+            # Only an admin decides what the nightly sweep archives unattended.
+            reason = role_reason(role_of(request), Role.ADMIN)
+            return render(request, "403.html", {"reason": reason}, status=403)
         try:
             policy = policy_update(
                 policy=policy, changes=changes, allow_auto_name=True, actor=_actor(request)
@@ -162,7 +169,7 @@ def policy_edit(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@account_view(Role.EDITOR)
 def policy_live(request: HttpRequest) -> HttpResponse:
     """While the rule is built: the placeholder name and "this rule would archive N lessons now"."""
     account = _account(request)
@@ -175,7 +182,7 @@ def policy_live(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@account_view(Role.ADMIN)
 def policy_enable(request: HttpRequest, policy_id: int) -> HttpResponse:
     """Turn the nightly sweep of an auto policy on or off."""
     account = _account(request)
@@ -193,7 +200,7 @@ def policy_enable(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
@@ -209,7 +216,7 @@ def policy_detail(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@account_view(Role.VIEWER, post=Role.EDITOR)
 def policy_run(request: HttpRequest, policy_id: int) -> HttpResponse:
     """Run now: GET shows what would be archived (count and a sample); POST starts the run in the background."""
     account = _account(request)
@@ -265,13 +272,14 @@ def _preview_time(raw: str | None) -> datetime | None:
 
 
 @require_GET
-@login_required
+@account_view(Role.VIEWER)
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """A run: live progress while it works (htmx polls this URL every second), then the result and Undo."""
     account = _account(request)
     run = grooming.run_mark_if_abandoned(selectors.run_get(account, run_id))
     context = {
         "run": run,
+        "expected": selectors.run_expected(run),
         "undoable": not run.is_active and grooming.run_undoable(run),
         "archived_url": archived_by_run_url(run.pk),
         "section": "policies",
@@ -282,7 +290,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@account_view(Role.EDITOR)
 def run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
     account = _account(request)
     run = selectors.run_get(account, run_id)
@@ -296,7 +304,7 @@ def run_undo(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@account_view(Role.ADMIN)
 def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
     """Delete the rule only: the lessons it archived stay archived and restorable."""
     account = _account(request)
@@ -305,12 +313,15 @@ def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
     if request.method == "POST":
         name = policy.name
         policy_delete(policy=policy, actor=_actor(request))
-        noun = "lesson" if archived == 1 else "lessons"
-        messages.success(
-            request,
-            f"Deleted the policy “{name}”. The {archived} {noun} it archived stay archived and restorable "
-            "from the Explorer's archived view.",
+        where = "restorable from the Explorer's archived view"
+        kept = (
+            ""
+            if not archived
+            else f" The 1 lesson it archived stays archived and {where}."
+            if archived == 1
+            else f" The {archived:,} lessons it archived stay archived and {where}."
         )
+        messages.success(request, f"Deleted the policy “{Truncator(name).chars(60)}”.{kept}")
         return redirect("policies:list")
     context = {"policy": policy, "archived": archived, "section": "policies"}
     return render(request, "policies/delete.html", context)
@@ -320,17 +331,19 @@ def policy_delete_view(request: HttpRequest, policy_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@account_view(Role.VIEWER)
 def token_list(request: HttpRequest) -> HttpResponse:
     """List, create (the raw token is shown once, on the page right after creating it)."""
     account = _account(request)
-    form = TokenForm(request.POST or None, account=account, user=request.user)
+    form = TokenForm(request.POST or None, account=account, user=request.user, role=role_of(request))
     if request.method == "POST" and form.is_valid():
         token, raw = token_create(
             account=account,
             name=form.cleaned_data["name"],
             owner=form.cleaned_data["owner"],
-            created_by=request.user,
+            created_by=request.user,  # type: ignore[arg-type]
+            scopes=form.cleaned_data["scopes"],
+            actor=_actor(request),
         )
         response = redirect("policies:tokens")
         response.set_signed_cookie(
@@ -349,6 +362,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
         "form": form,
         "tokens": list(selectors.tokens_of(account).select_related("created_by")),
         "new_token": new_token,
+        "can_scopes": ROLE_SCOPES.get(role_of(request), ()),
         "server_url": request.build_absolute_uri("/").rstrip("/"),
         "section": "tokens",
     }
@@ -370,9 +384,17 @@ def _new_token_shown_once(request: HttpRequest) -> dict[str, object] | None:
 
 
 @require_POST
-@login_required
+@account_view(Role.VIEWER)
 def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     account = _account(request)
-    token = token_revoke(account=account, token_id=token_id)
+    try:
+        token = token_revoke(
+            account=account,
+            token_id=token_id,
+            actor=_actor(request),
+            by=request.membership,  # type: ignore[attr-defined]
+        )
+    except TokenNotYours as exc:
+        return render(request, "403.html", {"reason": str(exc)}, status=403)
     messages.success(request, f"Revoked “{token.name}”: it stops working at once.")
     return redirect("policies:tokens")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write docs/explorer-*.png (empty store, demo store, filtered, menu open, detail sheet) with headless Chromium.
+"""Write docs/explorer-*.png (empty store, demo store, filtered, menu open, presets, detail sheet, phone width)
+with headless Chromium.
 
 Usage: .venv/bin/python scripts/screenshots.py   (runs tests/browser/test_explorer_screenshots.py with
 LORE_SCREENSHOTS=1 against a throwaway live server; LORE_SCREENSHOT_LESSONS sets the demo store's size).

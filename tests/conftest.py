@@ -5,7 +5,9 @@ from django.test import Client
 
 from lore.accounts import token_create
 from lore.models import Account
+from lore.roles import ALL_SCOPES
 from tests.factories import AccountFactory, MembershipFactory, UserFactory
+from tests.urls import AccountClient
 
 
 @pytest.fixture(autouse=True)
@@ -43,16 +45,18 @@ def user(account):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def logged_in(client: Client, user) -> Client:  # noqa: ANN001
+def logged_in(account, user) -> Client:  # noqa: ANN001
+    """alice, signed in, working in acme (slug-less dashboard paths are sent to /a/acme/…)."""
+    client = AccountClient(account)
     client.force_login(user)
     return client
 
 
 @pytest.fixture
 def raw_token(account) -> str:  # noqa: ANN001
-    return token_create(account=account, name="tests")[1]
+    return token_create(account=account, name="tests", scopes=ALL_SCOPES)[1]
 
 
 @pytest.fixture
 def other_raw_token(other_account) -> str:  # noqa: ANN001
-    return token_create(account=other_account, name="tests")[1]
+    return token_create(account=other_account, name="tests", scopes=ALL_SCOPES)[1]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
+from django.utils.text import slugify
 
 from lore.models import Account, Lesson, Membership
+from lore.roles import Role
 from lore.services import tags_sync
 
 
@@ -16,6 +18,7 @@ class AccountFactory(factory.django.DjangoModelFactory):
         django_get_or_create = ("name",)
 
     name = factory.Sequence(lambda n: f"account-{n}")
+    slug = factory.LazyAttribute(lambda account: slugify(account.name)[:40])
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -33,6 +36,7 @@ class MembershipFactory(factory.django.DjangoModelFactory):
 
     user = factory.SubFactory(UserFactory)
     account = factory.SubFactory(AccountFactory)
+    role = Role.ADMIN  # tests of what a lesser role may not do say so
 
 
 class LessonFactory(factory.django.DjangoModelFactory):

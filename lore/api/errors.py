@@ -73,9 +73,9 @@ def not_found(what: str) -> ApiError:
 
 
 def error_responses(*statuses: int) -> dict[int, type[ErrorOut]]:
-    """The `response=` entries of an endpoint's documented errors: always 401, 413 (a body over its limit), 422
+    """The `response=` entries of an endpoint's documented errors: always 401, 403 (a token without the scope), 413 (a body over its limit), 422
     and 503 (a statement over the statement timeout)."""
-    return {status: ErrorOut for status in sorted({401, 413, 422, 503, *statuses})}
+    return {status: ErrorOut for status in sorted({401, 403, 413, 422, 503, *statuses})}
 
 
 def error_response(

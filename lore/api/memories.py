@@ -14,7 +14,7 @@ from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
 from ninja import Body, Path, Query, Router, Status
 
-from lore.api.auth import account_of, actor_of, surface_of, token_of
+from lore.api.auth import account_of, actor_of, needs, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
 from lore.api.schemas import (
     ID_MAX,
@@ -33,6 +33,7 @@ from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_latest
+from lore.roles import Scope
 from lore.scopes import parse_address, parse_scope, validate_key
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
@@ -111,7 +112,12 @@ def lesson_at(account: Account, body: AddressIn) -> Lesson:
 # ---------------------------------------------------------------- endpoints
 
 
-@router.post("", response={200: LessonOut, 201: LessonOut, **error_responses(400)}, summary="Write a lesson")
+@router.post(
+    "",
+    response={200: LessonOut, 201: LessonOut, **error_responses(400)},
+    summary="Write a lesson",
+    auth=needs(Scope.WRITE),
+)
 def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # type: ignore[valid-type]
     """Write (upsert on scope+key). A rewrite is a recurrence (Recurrence +1) and restores an archived key."""
     data = LessonInput.from_data(payload.dict(exclude_none=True))  # type: ignore[attr-defined]
@@ -123,7 +129,12 @@ def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # 
     return Status(201 if created else 200, lesson)
 
 
-@router.get("", response={200: PageOut, **error_responses()}, summary="List lessons (delivers the page)")
+@router.get(
+    "",
+    response={200: PageOut, **error_responses()},
+    summary="List lessons (delivers the page)",
+    auth=needs(Scope.READ),
+)
 def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, Any]:  # type: ignore[valid-type]
     """One keyset page. Every lesson on it is delivered (Delivered +1); `sort=opened_count` for most chosen."""
     unknown = sorted(set(request.GET) - set(ListQuery.model_fields))
@@ -132,20 +143,35 @@ def memory_list(request: HttpRequest, filters: Query[ListQuery]) -> dict[str, An
     return lessons_list_page(request, filters.dict())  # type: ignore[attr-defined]
 
 
-@router.post("/list", response={200: PageOut, **error_responses(400)}, summary="List lessons (JSON filters)")
+@router.post(
+    "/list",
+    response={200: PageOut, **error_responses(400)},
+    summary="List lessons (JSON filters)",
+    auth=needs(Scope.READ),
+)
 def memory_list_post(request: HttpRequest, payload: ListIn | None = Body(None)) -> dict[str, Any]:  # type: ignore[valid-type]
     """The same as GET /memories with the filters in a JSON body (no body: the first page of everything)."""
     return lessons_list_page(request, (payload or ListIn()).dict())  # type: ignore[attr-defined,operator]
 
 
-@router.post("/search", response={200: PageOut, **error_responses(400)}, summary="Search lessons")
+@router.post(
+    "/search",
+    response={200: PageOut, **error_responses(400)},
+    summary="Search lessons",
+    auth=needs(Scope.READ),
+)
 def memory_search(request: HttpRequest, payload: SearchIn) -> dict[str, Any]:  # type: ignore[valid-type]
     """Every word of `query` in the key or the content, with the list filters. Delivers the page."""
     data = payload.dict()  # type: ignore[attr-defined]
     return lessons_list_page(request, data, text=data.pop("query"))
 
 
-@router.post("/read", response={200: LessonOut, **error_responses(400, 404, 409)}, summary="Open a lesson")
+@router.post(
+    "/read",
+    response={200: LessonOut, **error_responses(400, 404, 409)},
+    summary="Open a lesson",
+    auth=needs(Scope.READ),
+)
 def memory_read(request: HttpRequest, payload: AddressIn) -> Lesson:
     """The deliberate agent open (memory.read, lorekit read/show): Delivered +1, Chosen +1, Last agent open now."""
     account = account_of(request)
@@ -155,7 +181,12 @@ def memory_read(request: HttpRequest, payload: AddressIn) -> Lesson:
     return lesson_open(account=account, lesson=lesson, surface=surface_of(request))
 
 
-@router.post("/protect", response={200: LessonOut, **error_responses(400, 404)}, summary="Pin or unpin")
+@router.post(
+    "/protect",
+    response={200: LessonOut, **error_responses(400, 404)},
+    summary="Pin or unpin",
+    auth=needs(Scope.WRITE),
+)
 def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
     """A protected lesson is skipped by every policy and every manual run until unpinned."""
     account = account_of(request)
@@ -166,7 +197,10 @@ def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
 
 
 @router.post(
-    "/restore", response={200: LessonOut, **error_responses(400, 404, 410)}, summary="Restore a lesson"
+    "/restore",
+    response={200: LessonOut, **error_responses(400, 404, 410)},
+    summary="Restore a lesson",
+    auth=needs(Scope.WRITE),
 )
 def memory_restore(request: HttpRequest, payload: AddressIn) -> Lesson:
     """Bring an archived lesson back (a no-op for an active one). A purged lesson answers 410 `purged`, saying
@@ -187,6 +221,7 @@ def memory_restore(request: HttpRequest, payload: AddressIn) -> Lesson:
             }
         }
     },
+    auth=needs(Scope.READ),
 )
 def memory_export(request: HttpRequest, tombstones: bool = False) -> StreamingHttpResponse:
     """Streamed: one line per lesson (archived ones too), in id order. Reads nothing into counters. With
@@ -208,6 +243,7 @@ def memory_export(request: HttpRequest, tombstones: bool = False) -> StreamingHt
             "content": {NDJSON: {"schema": {"type": "string", "description": "One lesson per line"}}},
         }
     },
+    auth=needs(Scope.WRITE),
 )
 def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
     """Upsert on scope+key, streamed line by line. Bad lines are reported by number and skipped; when no line
@@ -226,7 +262,12 @@ def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
     return report.as_dict()
 
 
-@router.get("/{lesson_id}", response={200: LessonOut, **error_responses(404)}, summary="Fetch one lesson")
+@router.get(
+    "/{lesson_id}",
+    response={200: LessonOut, **error_responses(404)},
+    summary="Fetch one lesson",
+    auth=needs(Scope.READ),
+)
 def memory_get(request: HttpRequest, lesson_id: int = Path(..., ge=1, le=ID_MAX)) -> Lesson:
     """A single fetch: Delivered +1 (not Chosen — that is POST /memories/read)."""
     account = account_of(request)

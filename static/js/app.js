@@ -176,6 +176,34 @@
     else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus(); }
   });
 
+  // A swap that replaces the element with focus would drop focus to the page, and a keyboard user would start
+  // again from the top. Focus goes to its counterpart in the new content (same id or data-focus-key), to the
+  // first row "Load more" brought, or else to the Filter button the view is steered with.
+  var lostFocus = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target, active = document.activeElement;
+    if (!target || !active || active === document.body || !target.contains(active)) return;
+    lostFocus = {
+      id: active.id,
+      key: active.dataset ? active.dataset.focusKey : "",
+      rows: active.matches("[data-load-more]") ? document.querySelectorAll(".lesson-row").length : -1,
+    };
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!lostFocus) return;
+    var was = lostFocus, active = document.activeElement;
+    lostFocus = null;
+    if (active && active !== document.body && document.body.contains(active)) return;
+    var next = (was.id && document.getElementById(was.id)) ||
+      (was.key && document.querySelector('[data-focus-key="' + was.key + '"]'));
+    if (!next && was.rows >= 0) {
+      var row = document.querySelectorAll(".lesson-row")[was.rows];
+      next = row && row.querySelector(".lesson-key");
+    }
+    next = next || document.querySelector("[data-fc-toggle]");
+    if (next) next.focus();
+  });
+
   // A page restored from history never comes back with the sheet open.
   document.addEventListener("htmx:historyRestore", function () { var el = sheet(); if (el) { el.innerHTML = ""; el.classList.remove("is-open"); } });
 })();

@@ -48,11 +48,13 @@
     if (toggle) toggle.setAttribute("aria-expanded", "true");
     place(menu);
     focusFirst(menu);
+    markMore(menu);
   }
 
   function close(menu, refocus) {
     if (usesPopover(menu) && menu.matches(":popover-open")) menu.hidePopover();
     menu.hidden = true;
+    delete menu.dataset.fcLoading;  // keys typed after closing belong to the page, not to a section
     var toggle = toggleOf(menu);
     if (toggle) {
       toggle.setAttribute("aria-expanded", "false");
@@ -94,6 +96,13 @@
   }
 
   document.addEventListener("click", function (event) {
+    // A pill opens the menu at its own section (htmx fetches the section; the keys typed meanwhile are kept).
+    var edit = event.target.closest("[data-fc-open]");
+    if (edit) {
+      var pillMenu = menuOf(edit.dataset.fcOpen);
+      if (pillMenu && !isOpen(pillMenu)) open(pillMenu);
+      return;
+    }
     var toggle = event.target.closest("[data-fc-toggle]");
     if (toggle) {
       var menu = menuOf(toggle.dataset.fcToggle);
@@ -126,8 +135,10 @@
       if (entry) entry.click();
     } else if (event.key === "Enter" && event.target.matches("[data-fc-typed]")) {
       // Apply the first offer; if the offers for what was just typed are still on their way, apply it on arrival.
+      // An empty box offers the presets, and Enter there must not pick one for the person.
       event.preventDefault();
       var input = event.target;
+      if (!input.value.trim()) return;
       if (offersFor(menu) === input.value) firstChoice(menu);
       else { menu.dataset.fcApplyOnArrival = "1"; htmx.trigger(input, "search"); }
     } else if (event.key === "Enter" && event.target.matches("[data-fc-entry], [data-fc-back]")) {
@@ -140,6 +151,64 @@
     return options ? options.dataset.fcFor : null;
   }
 
+  // Keys typed while a section is on its way (opened from the list or from a pill) are kept, in order, and given
+  // to the section's box when it arrives: without this they would be lost, or land in the list's search box
+  // and pick another section or the wrong direction. Enter among them applies the first offer on arrival.
+  function opensSection(elt) { return elt && elt.matches && elt.matches("[data-fc-entry], [data-fc-open]"); }
+
+  function buffering() { return document.querySelector(".fc-menu[data-fc-loading]:not([hidden])"); }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!opensSection(event.detail.elt)) return;
+    var menu = menuOf(event.detail.elt.dataset.fcOpen || "") || event.detail.elt.closest(".fc-menu");
+    if (!menu) return;
+    menu.dataset.fcLoading = "1";
+    menu.dataset.fcBuffer = "";
+    // A section already open is not the one on its way: its box must not take the keys.
+    menu.querySelectorAll("[data-fc-typed]").forEach(function (el) { el.dataset.fcStale = "1"; });
+    delete menu.dataset.fcBufferEnter;
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var menu = buffering();
+    if (!menu || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
+    var buffer = menu.dataset.fcBuffer || "";
+    if (event.key.length === 1) buffer += event.key;
+    else if (event.key === "Backspace") buffer = buffer.slice(0, -1);
+    else if (event.key === "Enter") menu.dataset.fcBufferEnter = "1";
+    else return;
+    menu.dataset.fcBuffer = buffer;
+    event.preventDefault();
+    event.stopPropagation();
+  }, true);
+
+  function endBuffering(menu) {
+    delete menu.dataset.fcLoading;
+    delete menu.dataset.fcBuffer;
+    delete menu.dataset.fcBufferEnter;
+  }
+
+  // The section has arrived: what was typed goes into its box; returns true when it took the keys.
+  function flushBuffer(menu, typed) {
+    if (!menu.dataset.fcLoading || typed.dataset.fcStale) return false;
+    var buffer = menu.dataset.fcBuffer || "", enter = menu.dataset.fcBufferEnter === "1";
+    endBuffering(menu);
+    if (!typed) return false;
+    typed.focus();
+    if (!buffer) return true;
+    typed.value = buffer;
+    if (enter && buffer.trim()) menu.dataset.fcApplyOnArrival = "1";
+    htmx.trigger(typed, "search");
+    return true;
+  }
+
+  function abandonBuffer(event) {
+    if (!opensSection(event.detail.elt)) return;
+    document.querySelectorAll(".fc-menu[data-fc-loading]").forEach(endBuffering);
+  }
+  document.addEventListener("htmx:responseError", abandonBuffer);
+  document.addEventListener("htmx:sendError", abandonBuffer);
+
   document.addEventListener("htmx:afterSettle", function () {
     document.querySelectorAll(".fc-menu:not([hidden])").forEach(function (menu) {
       // A pick may have re-rendered the Filter button (and moved it): keep the menu under it.
@@ -147,6 +216,7 @@
       if (toggle) toggle.setAttribute("aria-expanded", "true");
       place(menu);
       var typed = menu.querySelector("[data-fc-typed]");
+      if (typed && flushBuffer(menu, typed)) return;
       if (menu.dataset.fcApplyOnArrival === "1" && typed && offersFor(menu) === typed.value) {
         delete menu.dataset.fcApplyOnArrival;
         firstChoice(menu);
@@ -203,7 +273,39 @@
   document.addEventListener("htmx:sendError", clearPicking);
   document.addEventListener("htmx:sendAbort", clearPicking);
 
+  // After a pill is removed focus goes to the pill that took its place, or to the Filter button when it was the
+  // last: never to the page, where a keyboard user would have to start again from the top.
+  var removedPill = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var remove = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest(".pill-remove");
+    if (!remove) return;
+    var row = remove.closest(".pill-row");
+    var pills = Array.prototype.slice.call(row.querySelectorAll(".pill"));
+    var edit = remove.closest(".pill").querySelector("[data-fc-open]");
+    removedPill = { id: edit ? edit.dataset.fcOpen : "fc", index: pills.indexOf(remove.closest(".pill")) };
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!removedPill) return;
+    var where = removedPill;
+    removedPill = null;
+    var pills = document.querySelectorAll('.pill [data-fc-open="' + where.id + '"]');
+    var next = pills[where.index] || document.querySelector('[data-fc-toggle="' + where.id + '"]');
+    if (next) next.focus();
+  });
+
+  // "More below" while part of the menu is out of sight under its fold.
+  function markMore(menu) {
+    var more = menu.querySelector("[data-fc-more]");
+    if (more) more.hidden = menu.scrollTop + menu.clientHeight >= menu.scrollHeight - 4;
+  }
+  function markOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(markMore); }
+  document.addEventListener("htmx:afterSettle", markOpen);
+  document.addEventListener("input", markOpen);
+  document.addEventListener("scroll", function (event) {
+    if (event.target.classList && event.target.classList.contains("fc-menu")) markMore(event.target);
+  }, true);
+
   function placeOpen() { document.querySelectorAll(".fc-menu:not([hidden])").forEach(place); }
-  window.addEventListener("resize", placeOpen);
+  window.addEventListener("resize", function () { placeOpen(); markOpen(); });
   document.addEventListener("scroll", placeOpen, true);
 })();

@@ -73,7 +73,7 @@ def all_row_keys(page: Page) -> list[str]:
 def test_type_45_under_created_then_chain_a_second_condition_without_reopening_the_menu(
     page: Page, store
 ) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     open_menu(page)
     open_section(page, "created")
     type_and_pick(page, "45", "More than 45 days ago")
@@ -90,7 +90,7 @@ def test_type_45_under_created_then_chain_a_second_condition_without_reopening_t
 
 
 def test_a_bare_number_offers_both_directions(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     open_menu(page)
     open_section(page, "chosen")
     page.fill("[data-fc-typed]", "40")
@@ -100,7 +100,7 @@ def test_a_bare_number_offers_both_directions(page: Page, store) -> None:  # noq
 
 
 def test_an_applied_custom_value_shows_a_custom_row_when_reopened(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?retention=min_age_days:45")
+    page.goto("/a/acme/explorer/?retention=min_age_days:45")
     open_menu(page)
     open_section(page, "created")
     first = page.locator("[data-fc-choice]").first
@@ -110,7 +110,7 @@ def test_an_applied_custom_value_shows_a_custom_row_when_reopened(page: Page, st
 
 
 def test_picking_the_other_direction_replaces_the_row(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?retention=max_opened_count:5")
+    page.goto("/a/acme/explorer/?retention=max_opened_count:5")
     expect(page.locator("#pill-row .pill-text")).to_have_text(["Chosen: 5 times or fewer"])
     open_menu(page)
     open_section(page, "chosen")
@@ -120,7 +120,7 @@ def test_picking_the_other_direction_replaces_the_row(page: Page, store) -> None
 
 
 def test_the_menu_is_fully_keyboard_usable(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.focus("[data-fc-toggle]")
     page.keyboard.press("Enter")
     expect(page.locator("[data-fc-filter]")).to_be_focused()
@@ -141,7 +141,7 @@ def test_the_menu_is_fully_keyboard_usable(page: Page, store) -> None:  # noqa: 
 
 def test_pills_rows_cards_matrix_and_value_counts_agree_with_the_candidate_query(page: Page, store) -> None:  # noqa: ANN001
     query = "retention=min_age_days:30,max_opened_count:0&kind=lesson"
-    page.goto(f"/explorer/?{query}")
+    page.goto(f"/a/acme/explorer/?{query}")
     state = url_state(page)
     expected = grooming.preview(store, state.rule).count
     assert expected > 50  # several pages of rows
@@ -164,7 +164,7 @@ def test_pills_rows_cards_matrix_and_value_counts_agree_with_the_candidate_query
 
 
 def test_reload_and_a_pasted_url_restore_the_same_view(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     open_menu(page)
     open_section(page, "created")
     type_and_pick(page, "90", "More than 90 days ago")
@@ -184,7 +184,7 @@ def test_reload_and_a_pasted_url_restore_the_same_view(page: Page, store) -> Non
 
 
 def test_back_and_forward_walk_through_the_states(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     open_menu(page)
     open_section(page, "created")
     type_and_pick(page, "45", "More than 45 days ago")
@@ -202,7 +202,7 @@ def test_back_and_forward_walk_through_the_states(page: Page, store) -> None:  #
 
 
 def test_create_retention_policy_is_hidden_for_a_reverse_condition(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?retention=min_age_days:90,min_opened_count:10")
+    page.goto("/a/acme/explorer/?retention=min_age_days:90,min_opened_count:10")
     expect(page.locator("[data-create-policy]")).to_have_count(0)
     expect(page.locator("[data-policy-hint]")).to_contain_text("Chosen: 10 times or more")
     page.locator('[data-pill="min_opened_count"] .pill-remove').click()
@@ -212,16 +212,16 @@ def test_create_retention_policy_is_hidden_for_a_reverse_condition(page: Page, s
 
 def test_create_retention_policy_hands_the_full_rule_to_new_policy(page: Page, store) -> None:  # noqa: ANN001
     page.goto(
-        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
+        "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
         "&kind=bus&tags=ci::pr-review-state&tags_mode=all"
     )
     link = page.locator("[data-create-policy]")
     assert link.get_attribute("href") == (
-        "/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
+        "/a/acme/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
         "&tags=ci::pr-review-state&tags_mode=all&kind=bus&kind_mode=in"
     )
     link.click()
-    expect(page).to_have_url(re.compile(r"/settings/policies/new/"))
+    expect(page).to_have_url(re.compile(r"/a/acme/settings/policies/new/"))
     # The dialog uses the same filter control, pre-filled with every condition and filter.
     for name, value in (
         ("min_age_days", "90"),
@@ -234,7 +234,7 @@ def test_create_retention_policy_hands_the_full_rule_to_new_policy(page: Page, s
 
 
 def test_the_detail_sheet_bumps_delivered_and_not_chosen(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     row = page.locator(".lesson-row").first
     lesson = Lesson.objects.get(account=store, key=row.get_attribute("data-key"))
     row.locator(".lesson-key").click()
@@ -254,7 +254,7 @@ def test_the_detail_sheet_bumps_delivered_and_not_chosen(page: Page, store) -> N
 
 
 def test_pin_from_the_sheet_updates_the_list(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?retention=max_opened_count:0")
+    page.goto("/a/acme/explorer/?retention=max_opened_count:0")
     row = page.locator(".lesson-row").first
     key = row.get_attribute("data-key")
     before = card(page, "lessons")
@@ -267,7 +267,7 @@ def test_pin_from_the_sheet_updates_the_list(page: Page, store) -> None:  # noqa
 
 
 def test_sort_most_chosen_orders_by_opened_count(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.select_option("#sort-picker", "opened_count")
     expect(page).to_have_url(re.compile(r"sort=opened_count"))
     chosen = page.locator('.lesson-row [data-col="chosen"]').all_inner_texts()
@@ -278,7 +278,7 @@ def test_sort_most_chosen_orders_by_opened_count(page: Page, store) -> None:  # 
 
 
 def test_clicking_a_matrix_cell_adds_both_values_as_pills(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     cell = page.locator("[data-matrix] a.cell").first
     count = int(cell.inner_text().replace(",", ""))
     cell.click()
@@ -289,7 +289,7 @@ def test_clicking_a_matrix_cell_adds_both_values_as_pills(page: Page, store) -> 
 
 
 def test_restore_many_from_the_archived_view(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?archived=1")
+    page.goto("/a/acme/explorer/?archived=1")
     boxes = page.locator('input[name="ids"]')
     archived = boxes.count()
     assert archived > 2
@@ -301,7 +301,7 @@ def test_restore_many_from_the_archived_view(page: Page, store) -> None:  # noqa
 
 
 def test_a_malformed_url_shows_a_notice_in_the_browser(page: Page, store) -> None:  # noqa: ANN001
-    response = page.goto("/explorer/?retention=min_age_days:-5,max_opened_count:0&sort=sideways")
+    response = page.goto("/a/acme/explorer/?retention=min_age_days:-5,max_opened_count:0&sort=sideways")
     assert response is not None and response.status == 200
     expect(page.locator(".notice")).to_have_count(2)
     assert pills(page) == ["Chosen: never chosen"]
@@ -312,7 +312,7 @@ def test_a_custom_date_range_narrows_to_lessons_written_in_it(page: Page, store)
 
     from django.utils import timezone
 
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.select_option("#range-picker", "custom")
     expect(page.locator("[data-custom-range]")).to_be_visible()
     since = (timezone.now() - timedelta(days=30)).date()
@@ -326,7 +326,7 @@ def test_a_custom_date_range_narrows_to_lessons_written_in_it(page: Page, store)
 
 
 def test_typing_in_the_search_box_narrows_the_list_and_keeps_focus(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.click("#q")
     page.keyboard.type("hydration")
     expect(page).to_have_url(re.compile(r"q=hydration"))
@@ -345,7 +345,7 @@ def test_typing_in_the_search_box_narrows_the_list_and_keeps_focus(page: Page, s
 
 
 def test_after_a_swap_the_list_arrives_first_and_the_counts_follow_and_agree(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
+    page.goto("/a/acme/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
     page.locator('[data-pill="kind"] .pill-remove').click()
     expect(page.locator("#pill-row .pill-text")).to_have_text(
         ["Created: more than 30 days ago", "Chosen: never chosen"]
@@ -366,7 +366,7 @@ def test_counts_that_arrive_after_a_newer_swap_never_overwrite_its_numbers(page:
         else:
             held.append(route)
 
-    page.goto("/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
+    page.goto("/a/acme/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
     page.route("**/explorer/stats/**", hold_the_first)
     page.locator('[data-pill="kind"] .pill-remove').click()  # view A: its counts are held back
     expect(page.locator("[data-stats-pending]")).to_have_count(1)
@@ -389,7 +389,7 @@ def test_counts_that_arrive_after_a_newer_swap_never_overwrite_its_numbers(page:
 
 
 def test_counts_that_fail_to_load_say_so_and_can_be_tried_again(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
+    page.goto("/a/acme/explorer/?retention=min_age_days:30,max_opened_count:0&kind=lesson")
     page.route("**/explorer/stats/**", lambda route: route.fulfill(status=500, body="boom"))
     page.locator('[data-pill="kind"] .pill-remove').click()
     expect(page.locator("[data-stats-hint]")).to_contain_text("The counts could not be loaded")
@@ -414,23 +414,23 @@ def matrix_total(page: Page) -> int:
 
 
 def test_the_matrix_totals_exactly_the_list_with_filters_on_both_of_its_axes(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?kind=gotcha,lesson&kind_mode=in&host=codex&host_mode=in")
+    page.goto("/a/acme/explorer/?kind=gotcha,lesson&kind_mode=in&host=codex&host_mode=in")
     listed = len(all_row_keys(page))
     assert listed == card(page, "lessons") > 0
     assert matrix_total(page) == listed
     assert sorted(header_texts(page, "thead th")[1:-1]) == ["gotcha (filtered)", "lesson (filtered)"]
     assert header_texts(page, "tbody th") == ["codex (filtered)"]
     # an exclusion on an axis too: the excluded value is not in the matrix, and the total still is the list
-    page.goto("/explorer/?host=codex&host_mode=nin&retention=min_age_days:30")
+    page.goto("/a/acme/explorer/?host=codex&host_mode=nin&retention=min_age_days:30")
     counts_loaded(page)
     assert "codex" not in header_texts(page, "tbody th")
     assert matrix_total(page) == card(page, "lessons")
 
 
 def test_a_label_axis_says_a_lesson_counts_once_per_label(page: Page, store) -> None:  # noqa: ANN001
-    page.goto("/explorer/?matrix=tags,host&host=codex")
+    page.goto("/a/acme/explorer/?matrix=tags,host&host=codex")
     counts_loaded(page)
     expect(page.locator("[data-matrix-per-label]")).to_contain_text("counts once per label")
-    page.goto("/explorer/?matrix=kind,host&host=codex")
+    page.goto("/a/acme/explorer/?matrix=kind,host&host=codex")
     counts_loaded(page)
     expect(page.locator("[data-matrix-per-label]")).to_have_count(0)

@@ -25,17 +25,17 @@ def shot(page, name: str) -> None:  # noqa: ANN001
 
 
 def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.wait_for_selector("[data-empty]")
     shot(page, "empty")
 
     demo_store_create(account, lessons=int(os.environ.get("LORE_SCREENSHOT_LESSONS", "3000")))
-    page.goto("/explorer/")
+    page.goto("/a/acme/explorer/")
     page.wait_for_selector(".lesson-row")
     shot(page, "demo")
 
     page.goto(
-        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=lesson,gotcha"
+        "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=lesson,gotcha"
     )
     page.wait_for_selector("[data-candidate-note]")
     shot(page, "filtered")
@@ -50,6 +50,10 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     page.wait_for_selector('.fc-options[data-fc-for=">40"]')
     shot(page, "menu-typed")
 
+    page.fill("[data-fc-typed]", "")
+    page.wait_for_selector('.fc-options[data-fc-for=""] .fc-count')
+    shot(page, "menu-presets")  # each preset with the lessons it would leave in view
+
     page.click("[data-fc-back]")
     page.click('[data-fc-entry="host"]')
     page.wait_for_selector(".fc-count")
@@ -60,3 +64,9 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     page.click(".lesson-row .lesson-key")
     page.wait_for_selector("[data-sheet]")
     shot(page, "sheet")
+
+    page.keyboard.press("Escape")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/explorer/?retention=min_age_days:90,max_opened_count:0")
+    page.wait_for_selector(".lesson-row")
+    shot(page, "phone")

@@ -30,6 +30,7 @@ from lore.models import Account, Lesson
 from lore.transfer_jobs import export_job_start, transfer_job_execute
 from policies import grooming
 from policies.services import policy_create
+from tests.urls import in_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -86,14 +87,18 @@ def url_arguments(account: Account) -> dict[str, object]:
         "run_id": run.pk,
         "token_id": token.pk,
         "job_id": job.pk,
+        "membership_id": account.memberships.first().pk,  # type: ignore[union-attr]
+        "uidb64": "x",
+        "token": "y",
         "action": "pin",
         "slug": getattr(account, "slug", ""),
         "account_slug": getattr(account, "slug", ""),
     }
 
 
-def dashboard_pages(client: Client, arguments: dict[str, object]) -> dict[str, str]:
-    """{URL name: URL} of every page: a named URL that answers a GET with a whole HTML document."""
+def dashboard_pages(client: Client, arguments: dict[str, object], account: Account) -> dict[str, str]:
+    """{URL name: URL} of every page: a named URL that answers a GET with a whole HTML document (a dashboard
+    page inside `account`'s URLs, /a/<slug>/…)."""
     pages: dict[str, str] = {}
     for name, route in named_routes():
         needed = URL_ARGUMENT.findall(route)
@@ -102,7 +107,7 @@ def dashboard_pages(client: Client, arguments: dict[str, object]) -> dict[str, s
             f"The URL {name!r} ({route}) takes {unknown}: add how to make a real value to url_arguments() in "
             f"{__file__}, so its page is checked for accessibility and phone width."
         )
-        url = reverse(name, kwargs={arg: arguments[arg] for arg in needed})
+        url = in_account(account, reverse(name, kwargs={arg: arguments[arg] for arg in needed}))
         response = client.get(url)
         is_html = response.get("Content-Type", "").startswith("text/html")
         if response.status_code == 200 and is_html and b"<html" in response.content[:400].lower():
@@ -144,8 +149,26 @@ def _archived_view(page: Page) -> None:
 
 
 def _filtered_view(page: Page) -> None:
-    page.goto("/explorer/?retention=min_age_days:30,min_opened_count:1&kind=lesson,gotcha&host=codex")
+    page.goto("/a/acme/explorer/?retention=min_age_days:30,min_opened_count:1&kind=lesson,gotcha&host=codex")
     expect(page.locator("#pill-row .pill").first).to_be_visible()
+
+
+def _pill_section_open(page: Page) -> None:
+    _filtered_view(page)
+    page.click('[data-pill="kind"] .pill-text')
+    expect(page.locator("#fc-menu .fc-section-head")).to_be_visible()
+
+
+def _lessons_restored(page: Page) -> None:
+    _archived_view(page)
+    page.locator('#restore-form input[name="ids"]').first.check()
+    page.click("[data-restore-selected]")
+    expect(page.locator(".notice-success")).to_be_visible()
+
+
+def _one_runs_lessons(page: Page) -> None:
+    page.click("text=See the archived lessons in the Explorer")
+    expect(page.locator('[data-pill="run"]')).to_be_visible()
 
 
 def _policy_dialog_open(page: Page) -> None:
@@ -166,6 +189,12 @@ def _token_created(page: Page) -> None:
     expect(page.locator("#token-export")).to_be_visible()
 
 
+def _member_invited(page: Page) -> None:
+    page.fill("#id_username", "newcomer")
+    page.click(".token-form button[type=submit]")
+    expect(page.locator("[data-invite-link]")).to_be_visible()
+
+
 STATES: dict[str, list[tuple[str, Callable[[Page], None]]]] = {
     "explorer:index": [
         ("filter menu open", _menu_open),
@@ -174,12 +203,16 @@ STATES: dict[str, list[tuple[str, Callable[[Page], None]]]] = {
         ("detail sheet open", _sheet_open),
         ("archived view", _archived_view),
         ("conditions and filters set", _filtered_view),
+        ("a pill's section open", _pill_section_open),
+        ("lessons just restored", _lessons_restored),
     ],
+    "policies:run": [("one run's archived lessons", _one_runs_lessons)],
     "policies:list": [
         ("New policy dialog open", _policy_dialog_open),
         ("the dialog's filter menu open", _policy_dialog_menu_open),
     ],
     "policies:tokens": [("a token just created", _token_created)],
+    "members:list": [("a member just invited", _member_invited)],
 }
 
 
@@ -255,8 +288,15 @@ def pages(page: Page, account: Account, client: Client) -> dict[str, str]:
     """A store with lessons of every kind, archived ones, a policy with a finished run, a token; its pages."""
     demo_store_create(account, lessons=240, seed=17)
     Lesson.objects.filter(account=account).update(created_at=timezone.now() - timedelta(days=200))
-    found = dashboard_pages(client, url_arguments(account))
-    for name in ("explorer:index", "policies:list", "policies:tokens", "policies:run", "login"):
+    found = dashboard_pages(client, url_arguments(account), account)
+    for name in (
+        "explorer:index",
+        "policies:list",
+        "policies:tokens",
+        "policies:run",
+        "members:list",
+        "login",
+    ):
         assert name in found, f"the page {name!r} was not found among the dashboard's pages: {sorted(found)}"
     return found
 
@@ -289,3 +329,59 @@ def test_log_out_is_on_screen_at_phone_width(page: Page, pages: dict[str, str]) 
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (
             f"{name}: Log out off-screen"
         )
+
+
+def test_the_pages_outside_an_account_pass_axe_and_fit_a_phone(browser, live_server, server_requests) -> None:  # noqa: ANN001
+    """The first-run page (empty instance), the no-account page, the account chooser and the set-password page;
+    and a viewer's Explorer sheet and policy list, whose controls are disabled with the reason."""
+    from lore.accounts import account_create, set_password_token
+    from lore.roles import Role
+    from tests.factories import LessonFactory, MembershipFactory, UserFactory
+
+    problems: list[str] = []
+
+    def check(tab: Page, where: str) -> None:
+        for viewport in (DESKTOP, PHONE):
+            tab.set_viewport_size(viewport)  # type: ignore[arg-type]
+            problems.extend(axe_violations(tab, f"{where} at {viewport['width']} px"))
+            if viewport is PHONE:
+                problems.extend(sideways(tab, where))
+
+    def signed_in_tab(username: str) -> Page:
+        context = browser.new_context(viewport=DESKTOP, base_url=live_server.url)
+        tab = context.new_page()
+        tab.goto("/login/")
+        tab.fill("#id_username", username)
+        tab.fill("#id_password", "pw-for-tests")
+        tab.click("button[type=submit]")
+        return tab
+
+    first = browser.new_context(viewport=DESKTOP, base_url=live_server.url).new_page()
+    first.goto("/")
+    expect(first.locator("[data-page=first-run]")).to_be_visible()
+    check(first, "first run")
+    acme, globex = account_create(name="acme"), account_create(name="globex")
+    lesson = LessonFactory(account=acme, key="k")
+    policy_create(account=acme, rule=Rule(conditions={"min_age_days": 90}), name="", allow_auto_name=True)
+    UserFactory(username="nobody")
+    lonely = signed_in_tab("nobody")
+    expect(lonely.locator("[data-page=no-membership]")).to_be_visible()
+    check(lonely, "no account")
+    both = UserFactory(username="both")
+    MembershipFactory(account=acme, user=both, role=Role.VIEWER)
+    MembershipFactory(account=globex, user=both, role=Role.ADMIN)
+    chooser = signed_in_tab("both")
+    expect(chooser.locator("[data-page=choose-account]")).to_be_visible()
+    check(chooser, "account chooser")
+    chooser.goto(f"/a/acme/explorer/lessons/{lesson.pk}/")
+    expect(chooser.locator("[data-role-reason]").first).to_be_visible()
+    check(chooser, "a viewer's sheet page (with the switcher)")
+    chooser.goto("/a/acme/settings/policies/")
+    check(chooser, "a viewer's policy list")
+    invited = UserFactory(username="invited")
+    uid, _, secret = set_password_token(invited).partition("/")
+    fresh = browser.new_context(viewport=DESKTOP, base_url=live_server.url).new_page()
+    fresh.goto(reverse("password_reset_confirm", args=[uid, secret]))
+    expect(fresh.locator("[data-page=set-password]")).to_be_visible()
+    check(fresh, "set password")
+    assert not problems, "\n".join(problems)

@@ -19,7 +19,9 @@ from tests.factories import LessonFactory
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SEED_NAME = "created >90d ago · unopened >90d in repo::acme/app"
-EXPLORER_VIEW = "/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
+EXPLORER_VIEW = (
+    "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
+)
 
 
 def store(account) -> dict[str, list[Lesson]]:  # noqa: ANN001
@@ -80,7 +82,7 @@ def test_create_retention_policy_from_the_explorer_prefills_the_dialog_and_names
 
 def test_the_handoff_url_opened_directly_shows_the_same_dialog(page, account) -> None:  # noqa: ANN001
     page.goto(
-        "/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
+        "/a/acme/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
         "&kind=bus&kind_mode=in&tags=ci::pr-review-state&tags_mode=all"
     )
     assert dialog_pills(page) == [
@@ -96,7 +98,7 @@ def test_the_handoff_url_opened_directly_shows_the_same_dialog(page, account) ->
 
 def test_an_auto_policy_built_in_the_dialog_is_saved_disabled(page, account) -> None:  # noqa: ANN001
     store(account)
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.click(".page-head .btn-primary")
     page.wait_for_selector("#policy-dialog[open]")
     assert "starts disabled" in page.inner_text("#policy-dialog .starts-disabled")
@@ -119,7 +121,7 @@ def test_an_auto_policy_built_in_the_dialog_is_saved_disabled(page, account) -> 
 
 
 def test_the_dialog_refuses_an_empty_rule_inline_keeping_the_name(page, account) -> None:  # noqa: ANN001
-    page.goto("/settings/policies/new/")
+    page.goto("/a/acme/settings/policies/new/")
     page.fill("#id_name", "everything")
     page.click("#policy-dialog button[type=submit]")
     page.wait_for_selector("#policy-dialog .rule-error")
@@ -132,7 +134,7 @@ def test_run_now_confirm_result_equals_the_preview_and_undo_restores_them_all(pa
     lessons = store(account)
     rule = Rule(scope="repo::acme/app", conditions={"min_age_days": 90, "unseen_days": 90})
     policy = policy_create(account=account, rule=rule, name="stale repo lore")
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.click(f"#policy-{policy.pk} >> text=Run now")
     preview = int(page.locator(".preview[data-preview-count]").get_attribute("data-preview-count") or "-1")
     assert preview == 9 and page.locator(".sample li").count() == 9
@@ -141,7 +143,7 @@ def test_run_now_confirm_result_equals_the_preview_and_undo_restores_them_all(pa
     assert int(page.locator("#run-progress [data-archived]").inner_text()) == preview
     run = PolicyRun.objects.get(policy=policy)
     link = page.locator("#run-progress a", has_text="archived lessons")
-    assert link.get_attribute("href") == f"/explorer/?archived=1&run={run.pk}"
+    assert link.get_attribute("href") == f"/a/acme/explorer/?archived=1&run={run.pk}"
     assert Lesson.objects.filter(archived_by_run=run).count() == preview
     protected, opened, young, _bus, other_repo = lessons["spared"]
     assert not Lesson.objects.filter(
@@ -165,7 +167,7 @@ def test_a_running_run_shows_live_progress_until_it_is_done(page, account) -> No
     policy = policy_create(account=account, rule=Rule(conditions={"min_age_days": 90}), name="old")
     run = grooming.run_start(account=account, policy=policy, trigger="manual")
     assert run is not None
-    page.goto(f"/settings/runs/{run.pk}/")
+    page.goto(f"/a/acme/settings/runs/{run.pk}/")
     assert page.get_attribute("#run-progress", "data-status") == "pending"
     grooming.run_execute(run.pk)  # the worker finishes; the page learns it by polling, without a reload
     page.wait_for_selector('#run-progress[data-status="done"]', timeout=5000)
@@ -178,7 +180,7 @@ def test_deleting_a_policy_keeps_what_it_archived_archived(page, account) -> Non
     run = grooming.run_start(account=account, policy=policy, trigger="manual")
     assert run is not None
     archived = grooming.run_execute(run.pk).archived
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.click(f"#policy-{policy.pk} >> text=Delete")
     text = page.inner_text(".confirm")
     assert "rule only" in text and f"{archived} lessons it archived stay archived" in text
@@ -206,7 +208,7 @@ def page_without_js(browser, live_server, user, client, server_requests):  # noq
 
 def test_the_dialog_works_as_a_plain_form_without_javascript(page_without_js, account) -> None:  # noqa: ANN001
     page = page_without_js
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.click(".page-head .btn-primary")  # a plain link to the dialog's own page
     page.fill(".plain-rule input[name=min_age_days]", "99999")
     page.fill(".plain-rule input[name=kind]", "bus, decision")
@@ -218,7 +220,7 @@ def test_the_dialog_works_as_a_plain_form_without_javascript(page_without_js, ac
     page.click("#policy-dialog button[type=submit]")
     policy = RetentionPolicy.objects.get(account=account)
     assert policy.name == "created >120d ago · kind is either of bus, decision in all scopes"
-    assert page.url.endswith("/settings/policies/")
+    assert page.url.endswith("/a/acme/settings/policies/")
 
 
 def test_edit_opens_the_saved_rule_in_the_same_control_and_saves_it(page, account) -> None:  # noqa: ANN001
@@ -229,7 +231,7 @@ def test_edit_opens_the_saved_rule_in_the_same_control_and_saves_it(page, accoun
         name="old",
         mode="auto",
     )
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.click(f"#policy-{policy.pk} >> text=Edit")
     page.wait_for_selector("#policy-dialog[open]")
     assert dialog_pills(page) == ["Created: more than 90 days ago"]
@@ -253,7 +255,7 @@ def test_edit_opens_the_saved_rule_in_the_same_control_and_saves_it(page, accoun
 def test_the_policy_dialog_is_modal_for_the_keyboard_focus_stays_in_it_and_escape_closes_it(
     page, account
 ) -> None:  # noqa: ANN001
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.evaluate("() => { window.notReloaded = true; }")
     page.click(".page-head .btn-primary")
     page.wait_for_selector("#policy-dialog[open]")
@@ -279,14 +281,14 @@ def test_the_policy_dialog_is_modal_for_the_keyboard_focus_stays_in_it_and_escap
     expect(page.locator("#policy-dialog")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.locator("#policy-dialog")).to_have_count(0)
-    assert page.url.endswith("/settings/policies/")
+    assert page.url.endswith("/a/acme/settings/policies/")
     # Opened in place, it closed in place: the page was not reloaded, and focus went back to New policy.
     assert page.evaluate("() => window.notReloaded === true")
     expect(page.locator(".page-head .btn-primary")).to_be_focused()
 
 
 def test_escape_closes_an_open_filter_menu_first_even_with_focus_outside_it(page, account) -> None:  # noqa: ANN001
-    page.goto("/settings/policies/new/")
+    page.goto("/a/acme/settings/policies/new/")
     page.click("#policy-dialog [data-fc-toggle]")
     menu = page.locator("#policy-dialog .fc-menu")
     expect(menu).to_be_visible()

@@ -59,12 +59,14 @@ def test_screenshots_of_settings(page, account) -> None:  # noqa: ANN001
     assert run is not None
     grooming.run_execute(run.pk)
 
-    page.goto("/settings/policies/")
+    page.goto("/a/acme/settings/policies/")
     page.wait_for_selector(".matches .count")
     page.wait_for_timeout(300)
     shot(page, "list")
 
-    page.goto("/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha")
+    page.goto(
+        "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90&kind=lesson,gotcha"
+    )
     page.click("[data-create-policy]")
     page.wait_for_selector("#policy-dialog[open]")
     shot(page, "dialog")
@@ -73,14 +75,14 @@ def test_screenshots_of_settings(page, account) -> None:  # noqa: ANN001
     page.wait_for_selector("#policy-dialog .fc-choice")
     shot(page, "dialog-menu")
 
-    page.goto(f"/settings/runs/{run.pk}/")
+    page.goto(f"/a/acme/settings/runs/{run.pk}/")
     page.wait_for_selector('#run-progress[data-status="done"]')
     shot(page, "run")
 
-    page.goto(f"/settings/policies/{stale.pk}/run/")
+    page.goto(f"/a/acme/settings/policies/{stale.pk}/run/")
     shot(page, "run-confirm")
 
-    page.goto("/settings/tokens/")
+    page.goto("/a/acme/settings/tokens/")
     page.fill("#id_name", "laptop")
     page.click(".token-form button[type=submit]")
     page.wait_for_selector("#token-export")

@@ -77,7 +77,7 @@ def store(account):  # noqa: ANN001, ANN201
 
 @pytest.mark.parametrize("query", NASTY)
 def test_a_malformed_url_renders_the_page_never_a_500(logged_in: Client, store, query: str) -> None:  # noqa: ANN001
-    response = logged_in.get(f"/explorer/?{query}")
+    response = logged_in.get(f"/a/acme/explorer/?{query}")
     assert response.status_code == 200, query
     assert 'id="explorer-body"' in response.content.decode()
 
@@ -85,11 +85,11 @@ def test_a_malformed_url_renders_the_page_never_a_500(logged_in: Client, store, 
 @pytest.mark.parametrize("query", NASTY)
 def test_the_htmx_partials_survive_the_same_urls(logged_in: Client, store, query: str) -> None:  # noqa: ANN001
     for path in (
-        "/explorer/",
-        "/explorer/rows/",
-        "/explorer/stats/",
-        "/explorer/menu/",
-        "/explorer/filter-control/",
+        "/a/acme/explorer/",
+        "/a/acme/explorer/rows/",
+        "/a/acme/explorer/stats/",
+        "/a/acme/explorer/menu/",
+        "/a/acme/explorer/filter-control/",
     ):
         response = logged_in.get(f"{path}?{query}&section=kind&typed={query[:40]}", HTTP_HX_REQUEST="true")
         assert response.status_code == 200, (path, query)
@@ -112,17 +112,17 @@ def test_the_htmx_partials_survive_the_same_urls(logged_in: Client, store, query
     ],
 )
 def test_a_dropped_part_leaves_a_visible_notice(logged_in: Client, store, query: str) -> None:  # noqa: ANN001
-    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    html = logged_in.get(f"/a/acme/explorer/?{query}").content.decode()
     assert 'class="notice"' in html, query
 
 
 def test_a_notice_never_echoes_a_10_kb_value_back(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get(f"/explorer/?retention={TEN_KB}").content.decode()
+    html = logged_in.get(f"/a/acme/explorer/?retention={TEN_KB}").content.decode()
     assert TEN_KB[:200] not in html
 
 
 def test_notices_are_escaped(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/?sort=<script>alert(1)</script>").content.decode()
+    html = logged_in.get("/a/acme/explorer/?sort=<script>alert(1)</script>").content.decode()
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
 
 
@@ -130,6 +130,6 @@ def test_the_typed_grammar_survives_garbage_in_the_menu(logged_in: Client) -> No
     for typed in ("", " ", ">", ">=-1", "<0", "9" * 30, "١٢", "40.5", "%", "<<40", TEN_KB):
         for section in ("created", "last_open", "recurrence", "delivered", "chosen", "kind", "tags", "nope"):
             response = logged_in.get(
-                "/explorer/menu/", {"section": section, "typed": typed, "part": "options"}
+                "/a/acme/explorer/menu/", {"section": section, "typed": typed, "part": "options"}
             )
             assert response.status_code == 200, (section, typed)

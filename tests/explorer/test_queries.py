@@ -12,13 +12,13 @@ from lore.demo import demo_store_create
 pytestmark = pytest.mark.django_db
 
 URLS = [
-    "/explorer/",
-    "/explorer/?retention=min_age_days:30,max_opened_count:0&matrix=tags,host",
-    "/explorer/?archived=1",
-    "/explorer/?kind=lesson,bus&tags=testing&sort=opened_count",
-    "/explorer/menu/?section=tags",
-    "/explorer/menu/?section=kind&retention=min_age_days:30",
-    "/explorer/rows/",
+    "/a/acme/explorer/",
+    "/a/acme/explorer/?retention=min_age_days:30,max_opened_count:0&matrix=tags,host",
+    "/a/acme/explorer/?archived=1",
+    "/a/acme/explorer/?kind=lesson,bus&tags=testing&sort=opened_count",
+    "/a/acme/explorer/menu/?section=tags",
+    "/a/acme/explorer/menu/?section=kind&retention=min_age_days:30",
+    "/a/acme/explorer/rows/",
 ]
 
 
@@ -46,7 +46,7 @@ def test_the_page_is_a_handful_of_queries(logged_in: Client, account, django_ass
     demo_store_create(account, lessons=200, seed=3)
     # session + user + membership, scopes, stat cards, read card, matrix, list
     with django_assert_max_num_queries(9):
-        logged_in.get("/explorer/?retention=min_age_days:30&kind=lesson")
+        logged_in.get("/a/acme/explorer/?retention=min_age_days:30&kind=lesson")
 
 
 @pytest.mark.parametrize(

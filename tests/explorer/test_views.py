@@ -68,11 +68,11 @@ def keys_of(html: str) -> list[str]:
 def keys_walked(client: Client, html: str) -> list[str]:
     """The keys of a page's list and of every Load more page after it, in order."""
     seen = keys_of(html)
-    more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', html)
+    more = re.search(r'hx-get="(/a/acme/explorer/rows/[^"]+)"', html)
     while more:
         page = client.get(more.group(1).replace("&amp;", "&"), **HX).content.decode()
         seen += keys_of(page)
-        more = re.search(r'hx-get="(/explorer/rows/[^"]+)"', page)
+        more = re.search(r'hx-get="(/a/acme/explorer/rows/[^"]+)"', page)
     return seen
 
 
@@ -84,12 +84,12 @@ def card(response, name: str) -> int:  # noqa: ANN001
 
 
 def test_the_explorer_requires_a_login(client: Client) -> None:
-    response = client.get("/explorer/")
+    response = client.get("/a/acme/explorer/")
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
 def test_the_list_shows_active_lessons_newest_first_protected_included(logged_in: Client, store) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/")
+    response = logged_in.get("/a/acme/explorer/")
     assert response.status_code == 200
     shown = keys(response)
     assert shown[0] == "new"
@@ -97,7 +97,7 @@ def test_the_list_shows_active_lessons_newest_first_protected_included(logged_in
 
 
 def test_with_a_condition_the_list_is_exactly_the_candidate_set(logged_in: Client, account, store) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/?retention=min_age_days:90,max_opened_count:0")
+    response = logged_in.get("/a/acme/explorer/?retention=min_age_days:90,max_opened_count:0")
     rule = Rule(conditions={"min_age_days": 90, "max_opened_count": 0})
     expected = set(candidates(account, rule).values_list("key", flat=True))
     assert set(keys(response)) == expected == {"old-0", "old-1", "old-2", "elsewhere"}
@@ -106,12 +106,12 @@ def test_with_a_condition_the_list_is_exactly_the_candidate_set(logged_in: Clien
 
 
 def test_stat_cards_narrow_with_scope_conditions_and_filters(logged_in: Client, store) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/?kind=bus")
+    response = logged_in.get("/a/acme/explorer/?kind=bus")
     assert card(response, "lessons") == 5  # old ×3, new, pinned
     assert card(response, "protected") == 1
     assert card(response, "scopes") == 1
     assert card(response, "archived") == 0
-    everything = logged_in.get("/explorer/")
+    everything = logged_in.get("/a/acme/explorer/")
     assert (
         card(everything, "lessons") == 8
         and card(everything, "archived") == 1
@@ -122,7 +122,7 @@ def test_stat_cards_narrow_with_scope_conditions_and_filters(logged_in: Client, 
 def test_per_value_counts_narrow_with_everything_but_their_own_filter(
     logged_in: Client, account, store
 ) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/menu/?retention=min_age_days:90&kind=lesson&section=kind")
+    response = logged_in.get("/a/acme/explorer/menu/?retention=min_age_days:90&kind=lesson&section=kind")
     html = response.content.decode()
     counts = dict(re.findall(r'fc-choice-label">([^<]+)</span>.*?fc-count">(\d+)<', html, re.S))
     rule = Rule(conditions={"min_age_days": 90})
@@ -133,7 +133,7 @@ def test_per_value_counts_narrow_with_everything_but_their_own_filter(
 def test_the_matrix_totals_exactly_what_the_list_shows_its_axes_own_filters_included(
     logged_in: Client, store
 ) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/?host=aw&kind=bus&retention=min_age_days:90")
+    response = logged_in.get("/a/acme/explorer/?host=aw&kind=bus&retention=min_age_days:90")
     html = response.content.decode()
     table = html[html.index("data-matrix") :]
     assert not re.search(
@@ -150,7 +150,7 @@ def test_the_matrix_totals_exactly_what_the_list_shows_its_axes_own_filters_incl
 
 
 def test_clicking_a_matrix_cell_adds_both_values_as_pills(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/").content.decode()
+    html = logged_in.get("/a/acme/explorer/").content.decode()
     href = re.search(r'<a href="([^"]+)" hx-get="[^"]+" hx-target="#explorer-body" class="cell"', html).group(
         1
     )
@@ -159,7 +159,7 @@ def test_clicking_a_matrix_cell_adds_both_values_as_pills(logged_in: Client, sto
 
 
 def test_sort_most_chosen_orders_by_opened_count(logged_in: Client, store) -> None:  # noqa: ANN001
-    shown = keys(logged_in.get("/explorer/?sort=opened_count"))
+    shown = keys(logged_in.get("/a/acme/explorer/?sort=opened_count"))
     assert shown[:2] == ["used-1", "used-0"]
 
 
@@ -174,7 +174,7 @@ def test_sort_recently_updated_orders_by_the_last_write_and_load_more_walks_ever
             created_at=days_ago(200 - i),
             updated_at=now - timedelta(hours=i // 3),
         )
-    first = logged_in.get("/explorer/?sort=updated").content.decode()
+    first = logged_in.get("/a/acme/explorer/?sort=updated").content.decode()
     assert "60 lessons · Recently updated" in first
     seen = keys_walked(logged_in, first)
     expected = list(
@@ -188,29 +188,33 @@ def test_the_archived_view_lists_the_most_recently_archived_first(logged_in: Cli
     new = LessonFactory(account=account, key="new-archived-last-week", created_at=days_ago(10))
     lessons_archive(account=account, lesson_ids=[new.pk], reason="by hand", now=days_ago(7))
     lessons_archive(account=account, lesson_ids=[old.pk], reason="by hand")
-    html = logged_in.get("/explorer/?archived=1").content.decode()
+    html = logged_in.get("/a/acme/explorer/?archived=1").content.decode()
     assert keys_of(html) == ["old-but-just-archived", "new-archived-last-week"]
     assert "2 lessons · Recently archived" in html
     # Most chosen is still Most chosen there; an unknown sort says which ones exist.
-    assert "Most chosen" in logged_in.get("/explorer/?archived=1&sort=opened_count").content.decode()
-    notice = logged_in.get("/explorer/?sort=sideways").content.decode()
+    assert "Most chosen" in logged_in.get("/a/acme/explorer/?archived=1&sort=opened_count").content.decode()
+    notice = logged_in.get("/a/acme/explorer/?sort=sideways").content.decode()
     assert "use newest, opened_count, updated" in notice
 
 
 def test_search_matches_key_and_content(logged_in: Client, account) -> None:  # noqa: ANN001
     LessonFactory(account=account, key="use-uv", content="Install with uv, never pip.")
     LessonFactory(account=account, key="other", content="Hydration mismatches come from Date.now().")
-    assert keys(logged_in.get("/explorer/?q=hydration")) == ["other"]
-    assert keys(logged_in.get("/explorer/?q=uv")) == ["use-uv"]
+    assert keys(logged_in.get("/a/acme/explorer/?q=hydration")) == ["other"]
+    assert keys(logged_in.get("/a/acme/explorer/?q=uv")) == ["use-uv"]
 
 
 def test_the_date_range_narrows_to_lessons_written_in_it(logged_in: Client, store) -> None:  # noqa: ANN001
-    assert keys(logged_in.get("/explorer/?range=7d")) == ["new"]
+    assert keys(logged_in.get("/a/acme/explorer/?range=7d")) == ["new"]
 
 
 def test_the_explorer_list_never_moves_counters(logged_in: Client, account, store) -> None:  # noqa: ANN001
     before = list(Lesson.objects.order_by("pk").values_list("read_count", "opened_count", "updated_at"))
-    for url in ("/explorer/", "/explorer/?retention=min_age_days:9", "/explorer/menu/?section=kind"):
+    for url in (
+        "/a/acme/explorer/",
+        "/a/acme/explorer/?retention=min_age_days:9",
+        "/a/acme/explorer/menu/?section=kind",
+    ):
         logged_in.get(url)
     assert (
         list(Lesson.objects.order_by("pk").values_list("read_count", "opened_count", "updated_at")) == before
@@ -220,7 +224,7 @@ def test_the_explorer_list_never_moves_counters(logged_in: Client, account, stor
 
 def test_opening_the_detail_sheet_is_a_delivery_not_a_choice(logged_in: Client, store) -> None:  # noqa: ANN001
     lesson = store["new"]
-    response = logged_in.get(f"/explorer/lessons/{lesson.pk}/", **HX)
+    response = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **HX)
     assert response.status_code == 200
     lesson.refresh_from_db()
     assert (lesson.read_count, lesson.opened_count, lesson.last_opened_at) == (101, 0, None)
@@ -234,7 +238,7 @@ def test_the_sheet_shows_recurrence_delivered_chosen_last_agent_open_and_last_up
     store,  # noqa: ANN001
 ) -> None:
     lesson = store["used"][0]
-    html = logged_in.get(f"/explorer/lessons/{lesson.pk}/", **HX).content.decode()
+    html = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **HX).content.decode()
     labels = re.findall(r'<dt title="[^"]+">([^<]+)</dt><dd data-signal="(\w+)"', html)
     assert labels == [
         ("Recurrence", "recurrence"),
@@ -249,7 +253,7 @@ def test_the_sheet_shows_recurrence_delivered_chosen_last_agent_open_and_last_up
 
 
 def test_the_list_columns_are_the_counters_and_last_agent_open(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/").content.decode()
+    html = logged_in.get("/a/acme/explorer/").content.decode()
     assert re.findall(r'<th scope="col" class="\w+" title="[^"]+">([^<]+)</th>', html) == [
         "Recurrence",
         "Delivered",
@@ -274,8 +278,8 @@ def test_the_read_card_leaves_out_dashboard_reads_and_stays_scope_level(
     ReadEvent.objects.create(
         account=account, scope="repo::acme/app", surface="api", lesson_count=7, at=days_ago(120)
     )
-    assert card(logged_in.get("/explorer/"), "read") == 25
-    scoped = logged_in.get("/explorer/?scope=repo::acme/app&retention=max_opened_count:0")
+    assert card(logged_in.get("/a/acme/explorer/"), "read") == 25
+    scoped = logged_in.get("/a/acme/explorer/?scope=repo::acme/app&retention=max_opened_count:0")
     assert card(scoped, "read") == 20
     assert "last 90 days" in scoped.content.decode()
 
@@ -288,7 +292,7 @@ def test_pin_unpin_archive_and_restore_from_the_sheet(logged_in: Client, store) 
         ("archive", lambda x: x.archived_at is not None),
         ("restore", lambda x: x.archived_at is None),
     ):
-        response = logged_in.post(f"/explorer/lessons/{lesson.pk}/{action}/", **HX)
+        response = logged_in.post(f"/a/acme/explorer/lessons/{lesson.pk}/{action}/", **HX)
         assert response.status_code == 200 and "lore-changed" in response["HX-Trigger"]
         lesson.refresh_from_db()
         assert check(lesson), action
@@ -299,11 +303,11 @@ def test_pin_unpin_archive_and_restore_from_the_sheet(logged_in: Client, store) 
 
 def test_a_pinned_lesson_is_never_archived_not_even_by_hand(logged_in: Client, store) -> None:  # noqa: ANN001
     pinned = store["pinned"]
-    sheet = logged_in.get(f"/explorer/lessons/{pinned.pk}/", **HX).content.decode()
+    sheet = logged_in.get(f"/a/acme/explorer/lessons/{pinned.pk}/", **HX).content.decode()
     assert re.search(r'<button[^>]*disabled[^>]*data-action="archive"', sheet)
     assert "Pinned lessons are never archived: unpin it first." in sheet
     response = logged_in.post(
-        f"/explorer/lessons/{pinned.pk}/archive/", **HX
+        f"/a/acme/explorer/lessons/{pinned.pk}/archive/", **HX
     )  # a sheet opened before the pin
     assert response.status_code == 200
     pinned.refresh_from_db()
@@ -315,30 +319,30 @@ def test_sheet_actions_need_a_post_with_csrf(account, user, store) -> None:  # n
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     lesson = store["new"]
-    assert client.get(f"/explorer/lessons/{lesson.pk}/pin/").status_code == 405
-    assert client.post(f"/explorer/lessons/{lesson.pk}/pin/").status_code == 403
+    assert client.get(f"/a/acme/explorer/lessons/{lesson.pk}/pin/").status_code == 405
+    assert client.post(f"/a/acme/explorer/lessons/{lesson.pk}/pin/").status_code == 403
 
 
 def test_another_accounts_lesson_answers_404(logged_in: Client, other_account) -> None:  # noqa: ANN001
     theirs = LessonFactory(account=other_account)
-    assert logged_in.get(f"/explorer/lessons/{theirs.pk}/").status_code == 404
-    assert logged_in.post(f"/explorer/lessons/{theirs.pk}/archive/").status_code == 404
+    assert logged_in.get(f"/a/acme/explorer/lessons/{theirs.pk}/").status_code == 404
+    assert logged_in.post(f"/a/acme/explorer/lessons/{theirs.pk}/archive/").status_code == 404
     theirs.refresh_from_db()
     assert theirs.read_count == 100 and theirs.archived_at is None
-    assert "data-key" not in logged_in.get("/explorer/").content.decode()
+    assert "data-key" not in logged_in.get("/a/acme/explorer/").content.decode()
 
 
 def test_the_archived_view_lists_archived_lessons_with_filters_applied(
     logged_in: Client, account, store
 ) -> None:  # noqa: ANN001
-    assert keys(logged_in.get("/explorer/?archived=1")) == ["gone"]
-    assert keys(logged_in.get("/explorer/?archived=1&kind=bus")) == []
+    assert keys(logged_in.get("/a/acme/explorer/?archived=1")) == ["gone"]
+    assert keys(logged_in.get("/a/acme/explorer/?archived=1&kind=bus")) == []
 
 
 def test_restore_many_from_the_archived_view(logged_in: Client, account) -> None:  # noqa: ANN001
     archived = [LessonFactory(account=account, archived_at=days_ago(1)) for _ in range(3)]
     response = logged_in.post(
-        "/explorer/restore/", {"ids": [archived[0].pk, archived[1].pk], "state": "archived=1"}, **HX
+        "/a/acme/explorer/restore/", {"ids": [archived[0].pk, archived[1].pk], "state": "archived=1"}, **HX
     )
     assert response.status_code == 200
     assert "Restored 2 lessons." in response.content.decode()
@@ -350,21 +354,21 @@ def test_a_run_narrows_the_archived_view_to_what_it_archived(logged_in: Client, 
     run = PolicyRun.objects.create(account=account, trigger="manual")
     mine = LessonFactory(account=account, archived_at=days_ago(1), archived_by_run=run)
     LessonFactory(account=account, archived_at=days_ago(1))
-    response = logged_in.get(f"/explorer/?run={run.pk}")
+    response = logged_in.get(f"/a/acme/explorer/?run={run.pk}")
     assert keys(response) == [mine.key]
     assert f"Archived by run #{run.pk}" in response.content.decode()
 
 
 def test_another_accounts_run_is_dropped_with_a_notice(logged_in: Client, other_account) -> None:  # noqa: ANN001
     run = PolicyRun.objects.create(account=other_account, trigger="manual")
-    response = logged_in.get(f"/explorer/?run={run.pk}")
+    response = logged_in.get(f"/a/acme/explorer/?run={run.pk}")
     assert response.status_code == 200
     assert "no such run" in response.content.decode()
 
 
 def test_create_retention_policy_links_with_the_full_rule(logged_in: Client, store) -> None:  # noqa: ANN001
     html = logged_in.get(
-        "/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=bus&tags=ci&tags_mode=all"
+        "/a/acme/explorer/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0&kind=bus&tags=ci&tags_mode=all"
     ).content.decode()
     href = (
         re.search(r'class="btn btn-primary create-policy" href="([^"]+)"', html)
@@ -372,7 +376,7 @@ def test_create_retention_policy_links_with_the_full_rule(logged_in: Client, sto
         .replace("&amp;", "&")
     )
     assert href == (
-        "/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
+        "/a/acme/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
         "&tags=ci&tags_mode=all&kind=bus&kind_mode=in"
     )
 
@@ -389,31 +393,31 @@ def test_create_retention_policy_links_with_the_full_rule(logged_in: Client, sto
 def test_create_retention_policy_is_hidden_with_a_hint_saying_what_to_clear(
     logged_in: Client, query: str, hint: str
 ) -> None:
-    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    html = logged_in.get(f"/a/acme/explorer/?{query}").content.decode()
     assert "data-create-policy" not in html
     hint_html = re.search(r"data-policy-hint>(.*?)</span>", html, re.S).group(1)
     assert hint in hint_html
 
 
 def test_no_create_retention_policy_without_a_condition_or_filter(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/").content.decode()
+    html = logged_in.get("/a/acme/explorer/").content.decode()
     assert "data-create-policy" not in html and "data-policy-hint" not in html
 
 
 def test_an_htmx_navigation_answers_the_body_with_oob_regions_and_pushes_the_canonical_url(
     logged_in: Client, store
 ) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/?retention=max_opened_count:0,min_age_days:90&menu=", **HX)
+    response = logged_in.get("/a/acme/explorer/?retention=max_opened_count:0,min_age_days:90&menu=", **HX)
     html = response.content.decode()
     assert "<html" not in html
     assert 'id="toolbar-controls" class="toolbar-controls" hx-swap-oob="true"' in html
     assert 'id="fc-menu-body" hx-swap-oob="true"' in html
-    assert response["HX-Push-Url"] == "/explorer/?retention=min_age_days:90,max_opened_count:0"
+    assert response["HX-Push-Url"] == "/a/acme/explorer/?retention=min_age_days:90,max_opened_count:0"
     assert "HX-Request" in response["Vary"]
 
 
 def _stats_url(html: str) -> str:
-    found = re.search(r'hx-get="(/explorer/stats/[^"]+)"', html)
+    found = re.search(r'hx-get="(/a/acme/explorer/stats/[^"]+)"', html)
     assert found, "no lazy counts placeholder"
     return found.group(1).replace("&amp;", "&")
 
@@ -422,8 +426,8 @@ def test_a_swap_answers_the_list_first_and_its_counts_load_after_it_with_the_sam
     logged_in: Client, account, store
 ) -> None:  # noqa: ANN001
     query = "retention=min_age_days:90,max_opened_count:0&kind=bus"
-    full = logged_in.get(f"/explorer/?{query}")
-    swap = logged_in.get(f"/explorer/?{query}", **HX).content.decode()
+    full = logged_in.get(f"/a/acme/explorer/?{query}")
+    swap = logged_in.get(f"/a/acme/explorer/?{query}", **HX).content.decode()
     # The swap carries the rows and placeholders, no numbers: the counting scan is left to a second request.
     assert keys(full) == re.findall(r'data-key="([^"]+)"', swap)
     assert "data-stats-pending" in swap and 'aria-busy="true"' in swap and "data-matrix" not in swap
@@ -447,15 +451,15 @@ def test_a_swap_answers_the_list_first_and_its_counts_load_after_it_with_the_sam
 
 
 def test_counts_without_a_well_formed_key_replace_nothing_out_of_band(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/stats/?kind=bus&key=<x>", **HX).content.decode()
+    html = logged_in.get("/a/acme/explorer/stats/?kind=bus&key=<x>", **HX).content.decode()
     assert "data-card" in html and "hx-swap-oob" not in html
 
 
 def test_each_swap_names_its_placeholders_afresh_so_late_counts_land_nowhere(
     logged_in: Client, store
 ) -> None:  # noqa: ANN001
-    first = _stats_url(logged_in.get("/explorer/?kind=bus", **HX).content.decode())
-    second = _stats_url(logged_in.get("/explorer/?kind=bus", **HX).content.decode())
+    first = _stats_url(logged_in.get("/a/acme/explorer/?kind=bus", **HX).content.decode())
+    second = _stats_url(logged_in.get("/a/acme/explorer/?kind=bus", **HX).content.decode())
     assert first != second
 
 
@@ -463,7 +467,7 @@ def test_a_swap_skips_the_counting_queries_the_full_page_runs(logged_in: Client,
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    query = "/explorer/?retention=min_age_days:90&kind=bus"
+    query = "/a/acme/explorer/?retention=min_age_days:90&kind=bus"
     with CaptureQueriesContext(connection) as full:
         logged_in.get(query)
     with CaptureQueriesContext(connection) as swap:
@@ -477,36 +481,36 @@ def test_a_swap_skips_the_counting_queries_the_full_page_runs(logged_in: Client,
 
 def test_a_history_restore_request_gets_the_full_page(logged_in: Client, store) -> None:  # noqa: ANN001
     response = logged_in.get(
-        "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+        "/a/acme/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
     )
     assert "<html" in response.content.decode()
 
 
 def test_typing_in_the_search_box_replaces_the_url_instead_of_pushing(logged_in: Client, store) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/?q=old", HTTP_HX_TRIGGER="q", **HX)
-    assert response["HX-Replace-Url"] == "/explorer/?q=old" and "HX-Push-Url" not in response
+    response = logged_in.get("/a/acme/explorer/?q=old", HTTP_HX_TRIGGER="q", **HX)
+    assert response["HX-Replace-Url"] == "/a/acme/explorer/?q=old" and "HX-Push-Url" not in response
 
 
 def test_load_more_walks_the_keyset_pages(logged_in: Client, account) -> None:  # noqa: ANN001
     for i in range(120):
         LessonFactory(account=account, key=f"k{i:03d}", created_at=days_ago(i / 10))
-    first = logged_in.get("/explorer/").content.decode()
+    first = logged_in.get("/a/acme/explorer/").content.decode()
     seen = keys_walked(logged_in, first)
     assert seen == [f"k{i:03d}" for i in range(120)]
 
 
 def test_a_bad_cursor_starts_the_list_over(logged_in: Client, store) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/rows/?cursor=nonsense", **HX)
+    response = logged_in.get("/a/acme/explorer/rows/?cursor=nonsense", **HX)
     assert response.status_code == 200 and "data-key" in response.content.decode()
 
 
 def test_the_empty_store_says_how_lessons_get_in(logged_in: Client) -> None:
-    html = logged_in.get("/explorer/").content.decode()
+    html = logged_in.get("/a/acme/explorer/").content.decode()
     assert "No lessons yet" in html and "lorekit write" in html
 
 
 def test_an_empty_candidate_set_says_how_to_loosen_it(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/?retention=min_age_days:3000").content.decode()
+    html = logged_in.get("/a/acme/explorer/?retention=min_age_days:3000").content.decode()
     assert "No lesson matches these conditions" in html
     assert "A policy with this rule would archive nothing right now." in html
     assert (
@@ -533,7 +537,7 @@ def test_an_empty_list_no_policy_could_carry_never_speaks_for_a_policy(
     store,
     query: str,  # noqa: ANN001
 ) -> None:
-    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    html = logged_in.get(f"/a/acme/explorer/?{query}").content.decode()
     assert "No lesson matches these conditions" in html
     assert "would archive" not in html
 
@@ -552,7 +556,7 @@ def test_an_empty_list_suggests_only_what_the_view_has_set(
     query: str,
     hint: str,  # noqa: ANN001
 ) -> None:
-    html = logged_in.get(f"/explorer/?{query}").content.decode()
+    html = logged_in.get(f"/a/acme/explorer/?{query}").content.decode()
     assert "No lesson matches" in html and widen(html) == hint
 
 
@@ -560,18 +564,18 @@ def test_the_policy_dialogs_control_answers_a_pick_with_state_and_the_menu_out_o
     logged_in: Client, store
 ) -> None:  # noqa: ANN001
     response = logged_in.get(
-        "/explorer/filter-control/?retention=min_age_days:90&kind=bus&min_opened_count=3"
+        "/a/acme/explorer/filter-control/?retention=min_age_days:90&kind=bus&min_opened_count=3"
     )
     html = response.content.decode()
     assert 'id="fc-state"' in html and 'hx-swap-oob="true"' in html
     assert 'name="min_age_days" value="90"' in html and 'name="kind" value="bus"' in html
     assert "min_opened_count" not in html  # a policy cannot carry a reverse direction
-    menu = logged_in.get("/explorer/filter-control/?section=chosen&typed=>40").content.decode()
+    menu = logged_in.get("/a/acme/explorer/filter-control/?section=chosen&typed=>40").content.decode()
     assert "41 times or more" not in menu
 
 
 def test_dimension_filters_match_the_candidate_query(logged_in: Client, account, store) -> None:  # noqa: ANN001
-    response = logged_in.get("/explorer/?retention=min_age_days:90&tags=ci&tags_mode=none")
+    response = logged_in.get("/a/acme/explorer/?retention=min_age_days:90&tags=ci&tags_mode=none")
     rule = Rule(conditions={"min_age_days": 90}, dimensions={"tags": DimFilter(("ci",), "none")})
     assert set(keys(response)) == set(candidates(account, rule).values_list("key", flat=True))
 
@@ -582,7 +586,7 @@ def test_the_scope_picker_offers_all_scopes_first_then_the_accounts_scopes(
     for scope in ("repo::acme/app", "project::docs", "branch::acme/app::main", "repo::acme/app"):
         LessonFactory(account=account, scope=scope)
     LessonFactory(account=other_account, scope="repo::globex/secret")
-    html = logged_in.get("/explorer/").content.decode()
+    html = logged_in.get("/a/acme/explorer/").content.decode()
     picker = html[html.index('id="scope-picker"') : html.index("</select>", html.index('id="scope-picker"'))]
     assert re.findall(r'<option value="([^"]+)"', picker) == [
         "global",
@@ -595,24 +599,26 @@ def test_the_scope_picker_offers_all_scopes_first_then_the_accounts_scopes(
 
 def test_the_search_box_is_only_re_rendered_when_the_search_changes(logged_in: Client, store) -> None:  # noqa: ANN001
     same = logged_in.get(
-        "/explorer/?q=old&kind=bus",
+        "/a/acme/explorer/?q=old&kind=bus",
         HTTP_HX_REQUEST="true",
         HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old",
     )
     assert 'id="search-box"' not in same.content.decode()
     cleared = logged_in.get(
-        "/explorer/?kind=bus", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old"
+        "/a/acme/explorer/?kind=bus",
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver/explorer/?q=old",
     )
     assert 'id="search-box" hx-swap-oob="true"' in cleared.content.decode()
 
 
 def test_the_detail_sheet_works_without_javascript_as_a_page(logged_in: Client, store) -> None:  # noqa: ANN001
     lesson = store["new"]
-    response = logged_in.get(f"/explorer/lessons/{lesson.pk}/")
+    response = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/")
     html = response.content.decode()
     assert response.status_code == 200 and "<html" in html and "data-sheet" in html
     assert response.status_code == 200
-    redirect = logged_in.post(f"/explorer/lessons/{lesson.pk}/pin/")
+    redirect = logged_in.post(f"/a/acme/explorer/lessons/{lesson.pk}/pin/")
     assert redirect.status_code == 302
     lesson.refresh_from_db()
     assert lesson.protected
@@ -630,19 +636,19 @@ def test_with_a_search_every_card_counts_the_lessons_that_match_it_active_and_ar
     gone = LessonFactory(account=account, content="hydration, archived")
     LessonFactory(account=account, content="pip, archived", archived_at=days_ago(1))
     lessons_archive(account=account, lesson_ids=[gone.pk, hit[0].pk], reason="by hand")
-    response = logged_in.get(f"/explorer/?q=hydration&matrix={matrix}")
+    response = logged_in.get(f"/a/acme/explorer/?q=hydration&matrix={matrix}")
     assert card(response, "lessons") == 4  # 3 active hits + the protected one
     assert card(response, "protected") == 1 and card(response, "archived") == 2
-    archived = logged_in.get(f"/explorer/?q=hydration&archived=1&matrix={matrix}")
+    archived = logged_in.get(f"/a/acme/explorer/?q=hydration&archived=1&matrix={matrix}")
     assert card(archived, "lessons") == 2 and len(keys(archived)) == 2
 
 
 def test_a_reverse_direction_is_never_worded_as_what_a_policy_would_archive(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/?retention=min_opened_count:10").content.decode()
+    html = logged_in.get("/a/acme/explorer/?retention=min_opened_count:10").content.decode()
     assert "used-0" in keys_of(html)
     assert "a policy would archive" not in html and "would archive now" not in html
     assert "match, protected left out" in html and "a policy cannot carry Chosen: 10 times or more" in html
-    retention = logged_in.get("/explorer/?retention=max_opened_count:0").content.decode()
+    retention = logged_in.get("/a/acme/explorer/?retention=max_opened_count:0").content.decode()
     assert "a policy would archive" in retention and "would archive now" in retention
 
 
@@ -650,20 +656,20 @@ def test_a_view_narrowed_by_what_no_policy_carries_is_not_worded_as_a_policys_se
     logged_in: Client,
     store,  # noqa: ANN001
 ) -> None:
-    html = logged_in.get("/explorer/?retention=max_opened_count:0&q=old&range=90d").content.decode()
+    html = logged_in.get("/a/acme/explorer/?retention=max_opened_count:0&q=old&range=90d").content.decode()
     assert "a policy would archive" not in html and "would archive now" not in html
     assert "a policy cannot carry the date range (Last 90 days) or the search" in html
 
 
 def test_with_filters_only_the_list_says_which_lessons_a_policy_would_skip(logged_in: Client, store) -> None:  # noqa: ANN001
-    html = logged_in.get("/explorer/?kind=bus").content.decode()
+    html = logged_in.get("/a/acme/explorer/?kind=bus").content.decode()
     assert "pinned" in keys_of(html) and "data-create-policy" in html
     assert "A policy with these filters would archive the lessons listed except" in html
     assert "1 protected lesson</strong> shown among them" in html
     # After a swap the note arrives with the counts, out of band like the list count.
-    swap = logged_in.get("/explorer/?kind=bus", **HX).content.decode()
+    swap = logged_in.get("/a/acme/explorer/?kind=bus", **HX).content.decode()
     key = re.search(r"key=([0-9a-f]{8})", _stats_url(swap)).group(1)
     stats = logged_in.get(_stats_url(swap), **HX).content.decode()
     assert f'id="candidate-note-{key}" hx-swap-oob="true"' in stats and "1 protected lesson" in stats
     # No filter, nothing a policy could be made of: no note.
-    assert "data-candidate-note" not in logged_in.get("/explorer/").content.decode()
+    assert "data-candidate-note" not in logged_in.get("/a/acme/explorer/").content.decode()

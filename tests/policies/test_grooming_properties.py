@@ -16,6 +16,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
+from lore.accounts import account_create
 from lore.candidates import candidates
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, Rule
 from lore.models import Account, Lesson
@@ -113,7 +114,7 @@ def rules(draw: st.DrawFn) -> Rule:
 
 
 def store_create(specs: list[Spec], now: datetime) -> Account:
-    account = Account.objects.create(name=f"prop-{next(_accounts)}")
+    account = account_create(name=f"prop-{next(_accounts)}")
     half = timedelta(hours=12)
     lessons = Lesson.objects.bulk_create(
         [

@@ -20,7 +20,7 @@ from tests.factories import LessonFactory
 pytestmark = pytest.mark.django_db
 
 HANDOFF = (
-    "/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
+    "/a/acme/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,max_opened_count:0"
     "&kind=bus&kind_mode=in&tags=ci::pr-review-state&tags_mode=all"
 )
 
@@ -41,7 +41,7 @@ def run_now(logged_in: Client, django_capture_on_commit_callbacks):  # noqa: ANN
 
     def post(policy: RetentionPolicy, **kwargs):  # noqa: ANN003, ANN202
         with django_capture_on_commit_callbacks(execute=True):
-            return logged_in.post(f"/settings/policies/{policy.pk}/run/", **kwargs)
+            return logged_in.post(f"/a/acme/settings/policies/{policy.pk}/run/", **kwargs)
 
     return post
 
@@ -62,10 +62,10 @@ def name_placeholder(html: str) -> str:
 def test_settings_pages_require_login(client: Client, account) -> None:  # noqa: ANN001
     policy = stale_policy(account)
     for url in (
-        "/settings/policies/",
-        "/settings/policies/new/",
-        f"/settings/policies/{policy.pk}/",
-        "/settings/tokens/",
+        "/a/acme/settings/policies/",
+        "/a/acme/settings/policies/new/",
+        f"/a/acme/settings/policies/{policy.pk}/",
+        "/a/acme/settings/tokens/",
     ):
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/login/")
@@ -77,19 +77,21 @@ def test_list_shows_name_scope_rule_in_words_mode_and_last_run(logged_in: Client
     run = grooming.run_start(account=account, policy=policy, trigger="manual")
     assert run is not None
     grooming.run_execute(run.pk)
-    html = logged_in.get("/settings/policies/").content.decode()
+    html = logged_in.get("/a/acme/settings/policies/").content.decode()
     assert "unused lore" in html and "repo::acme/app" in html
     assert "Created: more than 90 days ago" in html and "Chosen: never chosen" in html
     assert "Review · by hand" in html
-    assert "archived 2" in html and f"/settings/runs/{run.pk}/" in html
+    assert "archived 2" in html and f"/a/acme/settings/runs/{run.pk}/" in html
 
 
 def test_list_counts_what_each_policy_would_catch_lazily(logged_in: Client, account) -> None:  # noqa: ANN001
     policy = stale_policy(account)
     old_lessons(account, 3)
-    html = logged_in.get("/settings/policies/").content.decode()
-    assert f'hx-get="/settings/policies/{policy.pk}/count/" hx-trigger="load"' in html
-    count = logged_in.get(f"/settings/policies/{policy.pk}/count/", HTTP_HX_REQUEST="true").content.decode()
+    html = logged_in.get("/a/acme/settings/policies/").content.decode()
+    assert f'hx-get="/a/acme/settings/policies/{policy.pk}/count/" hx-trigger="load"' in html
+    count = logged_in.get(
+        f"/a/acme/settings/policies/{policy.pk}/count/", HTTP_HX_REQUEST="true"
+    ).content.decode()
     assert "3 lessons" in count
 
 
@@ -104,7 +106,7 @@ def test_list_page_queries_do_not_grow_with_policies(
         assert run is not None
         grooming.run_execute(run.pk)
     with django_assert_max_num_queries(8):
-        assert logged_in.get("/settings/policies/").status_code == 200
+        assert logged_in.get("/a/acme/settings/policies/").status_code == 200
 
 
 # ---------------------------------------------------------------- the dialog
@@ -133,14 +135,14 @@ def test_handoff_from_the_explorer_prefills_the_dialog(logged_in: Client, accoun
 
 def test_the_placeholder_is_the_seeds_auto_name(logged_in: Client, account) -> None:  # noqa: ANN001
     html = logged_in.get(
-        "/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90"
+        "/a/acme/settings/policies/new/?scope=repo::acme/app&retention=min_age_days:90,unseen_days:90"
     ).content.decode()
     assert name_placeholder(html) == "created &gt;90d ago · unopened &gt;90d in repo::acme/app"
 
 
 def test_handoff_leaves_out_what_a_policy_cannot_carry_and_says_so(logged_in: Client, account) -> None:  # noqa: ANN001
     html = logged_in.get(
-        "/settings/policies/new/?retention=min_age_days:30,min_opened_count:10&owner=platform"
+        "/a/acme/settings/policies/new/?retention=min_age_days:30,min_opened_count:10&owner=platform"
     ).content.decode()
     assert "reverse directions are for exploring only" in html
     assert "Left out the Owner filter" in html
@@ -151,14 +153,14 @@ def test_handoff_leaves_out_what_a_policy_cannot_carry_and_says_so(logged_in: Cl
 def test_the_scope_picker_pins_all_scopes_on_top(logged_in: Client, account) -> None:  # noqa: ANN001
     LessonFactory(account=account, scope="branch::acme/app::main")
     LessonFactory(account=account, scope="project::onboarding")
-    html = logged_in.get("/settings/policies/new/").content.decode()
+    html = logged_in.get("/a/acme/settings/policies/new/").content.decode()
     options = re.findall(r'<option value="([^"]+)"', html.split('id="id_scope"')[1].split("</select>")[0])
     assert options == ["global", "branch::acme/app::main", "project::onboarding", "repo::acme/app"]
     assert '<option value="global" selected>All scopes</option>' in html
 
 
 def test_the_dialog_opens_in_place_over_htmx(logged_in: Client, account) -> None:  # noqa: ANN001
-    response = logged_in.get("/settings/policies/new/", HTTP_HX_REQUEST="true")
+    response = logged_in.get("/a/acme/settings/policies/new/", HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert "<dialog open" in html and "<html" not in html
     assert "HX-Request" in response["Vary"]
@@ -166,7 +168,7 @@ def test_the_dialog_opens_in_place_over_htmx(logged_in: Client, account) -> None
 
 def test_saving_with_a_blank_name_stores_the_auto_name(logged_in: Client, account) -> None:  # noqa: ANN001
     response = logged_in.post(
-        "/settings/policies/new/",
+        "/a/acme/settings/policies/new/",
         {
             "name": "  ",
             "scope": "repo::acme/app",
@@ -182,23 +184,23 @@ def test_saving_with_a_blank_name_stores_the_auto_name(logged_in: Client, accoun
 
 def test_typing_a_name_overrides_the_auto_name(logged_in: Client, account) -> None:  # noqa: ANN001
     logged_in.post(
-        "/settings/policies/new/", {"name": "unused lore", "max_opened_count": "0", "mode": "review"}
+        "/a/acme/settings/policies/new/", {"name": "unused lore", "max_opened_count": "0", "mode": "review"}
     )
     assert RetentionPolicy.objects.get(account=account).name == "unused lore"
 
 
 def test_a_new_auto_policy_starts_disabled_and_the_form_says_so(logged_in: Client, account) -> None:  # noqa: ANN001
-    html = logged_in.get("/settings/policies/new/").content.decode()
+    html = logged_in.get("/a/acme/settings/policies/new/").content.decode()
     assert "A new auto policy starts" in html and "disabled" in html
-    logged_in.post("/settings/policies/new/", {"unseen_days": "90", "mode": "auto", "enabled": "on"})
+    logged_in.post("/a/acme/settings/policies/new/", {"unseen_days": "90", "mode": "auto", "enabled": "on"})
     policy = RetentionPolicy.objects.get(account=account)
     assert policy.mode == "auto" and policy.enabled is False and not policy.is_swept_nightly
-    assert "Auto · disabled" in logged_in.get("/settings/policies/").content.decode()
+    assert "Auto · disabled" in logged_in.get("/a/acme/settings/policies/").content.decode()
 
 
 def test_a_rule_without_conditions_or_filters_is_refused_inline(logged_in: Client, account) -> None:  # noqa: ANN001
     response = logged_in.post(
-        "/settings/policies/new/", {"name": "everything", "scope": "global", "mode": "review"}
+        "/a/acme/settings/policies/new/", {"name": "everything", "scope": "global", "mode": "review"}
     )
     html = response.content.decode()
     assert response.status_code == 422
@@ -223,7 +225,7 @@ def test_an_out_of_range_value_is_refused_inline_keeping_what_was_typed(
     message: str,  # noqa: ANN001
 ) -> None:
     response = logged_in.post(
-        "/settings/policies/new/", {"name": "mine", "kind": "bus", field: typed, "mode": "review"}
+        "/a/acme/settings/policies/new/", {"name": "mine", "kind": "bus", field: typed, "mode": "review"}
     )
     html = response.content.decode()
     assert response.status_code == 422
@@ -235,7 +237,7 @@ def test_an_out_of_range_value_is_refused_inline_keeping_what_was_typed(
 
 def test_a_malformed_scope_is_refused_inline(logged_in: Client, account) -> None:  # noqa: ANN001
     response = logged_in.post(
-        "/settings/policies/new/", {"scope": "repo:acme", "kind": "bus", "mode": "review"}
+        "/a/acme/settings/policies/new/", {"scope": "repo:acme", "kind": "bus", "mode": "review"}
     )
     assert response.status_code == 422
     assert "use &#x27;::&#x27; to separate scope parts" in response.content.decode()
@@ -243,10 +245,10 @@ def test_a_malformed_scope_is_refused_inline(logged_in: Client, account) -> None
 
 def test_a_dialog_posted_over_htmx_redirects_the_page(logged_in: Client, account) -> None:  # noqa: ANN001
     response = logged_in.post(
-        "/settings/policies/new/", {"kind": "bus", "mode": "review"}, HTTP_HX_REQUEST="true"
+        "/a/acme/settings/policies/new/", {"kind": "bus", "mode": "review"}, HTTP_HX_REQUEST="true"
     )
-    assert response.status_code == 200 and response["HX-Redirect"].startswith("/settings/policies/")
-    bad = logged_in.post("/settings/policies/new/", {"mode": "review"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and response["HX-Redirect"].startswith("/a/acme/settings/policies/")
+    bad = logged_in.post("/a/acme/settings/policies/new/", {"mode": "review"}, HTTP_HX_REQUEST="true")
     assert bad.status_code == 200 and "<dialog open" in bad.content.decode()  # htmx swaps only 2xx
 
 
@@ -254,13 +256,13 @@ def test_the_live_preview_counts_and_names_the_rule_being_built(logged_in: Clien
     old_lessons(account, 4)
     LessonFactory(account=account)  # too young
     response = logged_in.get(
-        "/settings/policies/live/",
+        "/a/acme/settings/policies/live/",
         {"scope": "repo::acme/app", "min_age_days": "90", "name": "typed so far"},
         HTTP_HX_REQUEST="true",
     )
     html = response.content.decode()
     assert 'data-preview-count="4"' in html and "would archive" in html
-    assert 'href="/explorer/?scope=repo::acme/app&amp;retention=min_age_days:90"' in html
+    assert 'href="/a/acme/explorer/?scope=repo::acme/app&amp;retention=min_age_days:90"' in html
     assert name_placeholder(html) == "created &gt;90d ago in repo::acme/app"
     assert 'hx-swap-oob="true"' in html and 'value="typed so far"' in html
 
@@ -272,11 +274,11 @@ def test_edit_shows_the_saved_policy_and_saves_changes(logged_in: Client, accoun
         dimensions={"kind": DimFilter(("bus",), "in")},
     )
     policy = policy_create(account=account, rule=rule, name="x", mode="auto")
-    html = logged_in.get(f"/settings/policies/{policy.pk}/edit/").content.decode()
+    html = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/edit/").content.decode()
     assert hidden_inputs(html).items() >= {"min_age_days": "90", "kind": "bus", "kind_mode": "in"}.items()
     assert 'value="x"' in html
     response = logged_in.post(
-        f"/settings/policies/{policy.pk}/edit/",
+        f"/a/acme/settings/policies/{policy.pk}/edit/",
         {"name": "", "scope": "global", "max_opened_count": "0", "mode": "auto", "enabled": "on"},
     )
     assert response.status_code == 302
@@ -289,16 +291,16 @@ def test_a_policy_named_after_its_rule_stays_named_after_it_when_the_rule_is_edi
     logged_in: Client, account
 ) -> None:  # noqa: ANN001
     logged_in.post(
-        "/settings/policies/new/",
+        "/a/acme/settings/policies/new/",
         {"name": "", "scope": "repo::acme/app", "unseen_days": "90", "mode": "review"},
     )
     policy = RetentionPolicy.objects.get(account=account)
     assert policy.name == "unopened >90d in repo::acme/app"
-    html = logged_in.get(f"/settings/policies/{policy.pk}/edit/").content.decode()
+    html = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/edit/").content.decode()
     assert re.search(r'id="id_name"[^>]*value="[^"]', html) is None  # blank, the placeholder shows the name
     assert name_placeholder(html) == "unopened &gt;90d in repo::acme/app"
     logged_in.post(
-        f"/settings/policies/{policy.pk}/edit/",
+        f"/a/acme/settings/policies/{policy.pk}/edit/",
         {"name": "", "scope": "repo::acme/app", "unseen_days": "30", "mode": "review"},
     )
     policy.refresh_from_db()
@@ -328,9 +330,9 @@ def test_a_long_auto_name_is_saved_exactly_as_the_placeholder_shows_it(logged_in
     for dim in POLICY_DIMENSIONS:
         data[dim.name] = "first-long-value, second-long-value, third-long-value"
     handoff = {k: v for k, v in data.items() if k != "unseen_days"} | {"retention": "unseen_days:90"}
-    html = logged_in.get("/settings/policies/new/?" + urlencode(handoff)).content.decode()
+    html = logged_in.get("/a/acme/settings/policies/new/?" + urlencode(handoff)).content.decode()
     shown = name_placeholder(html).replace("&gt;", ">").replace("&lt;", "<").replace("&#x27;", "'")
-    logged_in.post("/settings/policies/new/", data)
+    logged_in.post("/a/acme/settings/policies/new/", data)
     saved = RetentionPolicy.objects.get(account=account).name
     assert saved == shown
     assert len(saved) <= 200 and saved.endswith("… in repo::acme/app")
@@ -338,10 +340,10 @@ def test_a_long_auto_name_is_saved_exactly_as_the_placeholder_shows_it(logged_in
 
 def test_enable_turns_the_nightly_sweep_on_and_off(logged_in: Client, account) -> None:  # noqa: ANN001
     policy = stale_policy(account, mode="auto")
-    logged_in.post(f"/settings/policies/{policy.pk}/enabled/", {"enabled": "1"})
+    logged_in.post(f"/a/acme/settings/policies/{policy.pk}/enabled/", {"enabled": "1"})
     policy.refresh_from_db()
     assert policy.is_swept_nightly
-    logged_in.post(f"/settings/policies/{policy.pk}/enabled/", {"enabled": "0"})
+    logged_in.post(f"/a/acme/settings/policies/{policy.pk}/enabled/", {"enabled": "0"})
     policy.refresh_from_db()
     assert not policy.enabled
 
@@ -352,7 +354,7 @@ def test_enable_turns_the_nightly_sweep_on_and_off(logged_in: Client, account) -
 def test_run_now_confirms_with_the_count_and_a_sample_of_keys(logged_in: Client, account) -> None:  # noqa: ANN001
     policy = stale_policy(account)
     lessons = old_lessons(account, 25)
-    html = logged_in.get(f"/settings/policies/{policy.pk}/run/").content.decode()
+    html = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/run/").content.decode()
     assert 'data-preview-count="25"' in html
     assert html.count("<li><code>repo::acme/app::") == 20
     assert f"repo::acme/app::{sorted(lesson.key for lesson in lessons)[0]}" in html
@@ -365,11 +367,11 @@ def test_confirming_runs_in_the_background_and_shows_the_result(logged_in: Clien
     LessonFactory(account=account, created_at=timezone.now() - timedelta(days=200), protected=True)
     response = run_now(policy)
     run = PolicyRun.objects.get(policy=policy)
-    assert response.status_code == 302 and response["Location"] == f"/settings/runs/{run.pk}/"
+    assert response.status_code == 302 and response["Location"] == f"/a/acme/settings/runs/{run.pk}/"
     assert run.status == "done" and run.trigger == "manual" and run.archived == 5
     html = logged_in.get(response["Location"]).content.decode()
     assert "data-archived>5<" in html
-    assert f'href="/explorer/?archived=1&amp;run={run.pk}"' in html
+    assert f'href="/a/acme/explorer/?archived=1&amp;run={run.pk}"' in html
     assert "Undo this run" in html
     assert 'hx-trigger="every 1s"' not in html  # finished: no more polling
 
@@ -378,7 +380,7 @@ def test_a_run_in_progress_is_polled_every_second(logged_in: Client, account) ->
     policy = stale_policy(account)
     run = grooming.run_start(account=account, policy=policy, trigger="manual")
     assert run is not None
-    response = logged_in.get(f"/settings/runs/{run.pk}/", HTTP_HX_REQUEST="true")
+    response = logged_in.get(f"/a/acme/settings/runs/{run.pk}/", HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert 'hx-trigger="every 1s"' in html and 'data-status="pending"' in html and "<html" not in html
 
@@ -388,7 +390,7 @@ def test_a_second_run_now_while_one_is_going_follows_the_first(account, run_now)
     run = grooming.run_start(account=account, policy=policy, trigger="manual")
     assert run is not None
     response = run_now(policy)
-    assert response["Location"] == f"/settings/runs/{run.pk}/"
+    assert response["Location"] == f"/a/acme/settings/runs/{run.pk}/"
     assert PolicyRun.objects.count() == 1
 
 
@@ -398,7 +400,7 @@ def test_undo_restores_every_lesson_the_run_archived(logged_in: Client, account,
     run_now(policy)
     run = PolicyRun.objects.get(policy=policy)
     assert Lesson.objects.filter(archived_by_run=run).count() == 4
-    response = logged_in.post(f"/settings/runs/{run.pk}/undo/", follow=True)
+    response = logged_in.post(f"/a/acme/settings/runs/{run.pk}/undo/", follow=True)
     assert "restored 4 lessons" in response.content.decode()
     assert Lesson.objects.filter(account=account, archived_at__isnull=True).count() == 4
 
@@ -409,9 +411,9 @@ def test_run_history_lists_every_run_of_the_policy(logged_in: Client, account, r
     for _ in range(2):
         run_now(policy)
     runs = list(PolicyRun.objects.filter(policy=policy))
-    html = logged_in.get(f"/settings/policies/{policy.pk}/").content.decode()
+    html = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/").content.decode()
     for run in runs:
-        assert f"/settings/runs/{run.pk}/" in html
+        assert f"/a/acme/settings/runs/{run.pk}/" in html
     assert sorted(r.archived for r in runs) == [0, 2]  # a second run finds nothing
 
 
@@ -422,9 +424,9 @@ def test_deleting_a_policy_deletes_the_rule_only(logged_in: Client, account, run
     policy = stale_policy(account)
     old_lessons(account, 3)
     run_now(policy)
-    page = logged_in.get(f"/settings/policies/{policy.pk}/delete/").content.decode()
+    page = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/delete/").content.decode()
     assert "rule only" in page and "3 lessons" in page and "stay archived and" in page
-    response = logged_in.post(f"/settings/policies/{policy.pk}/delete/", follow=True)
+    response = logged_in.post(f"/a/acme/settings/policies/{policy.pk}/delete/", follow=True)
     assert "stay archived and restorable" in response.content.decode()
     assert not RetentionPolicy.objects.exists()
     assert Lesson.objects.filter(account=account, archived_at__isnull=False).count() == 3
@@ -439,18 +441,20 @@ def test_another_accounts_policy_and_run_answer_404(logged_in: Client, other_acc
     run = grooming.run_start(account=other_account, policy=policy, trigger="manual")
     assert run is not None
     for url in ("", "edit/", "count/", "run/", "delete/"):
-        assert logged_in.get(f"/settings/policies/{policy.pk}/{url}").status_code == 404
+        assert logged_in.get(f"/a/acme/settings/policies/{policy.pk}/{url}").status_code == 404
     for url in ("edit/", "run/", "delete/", "enabled/"):
-        assert logged_in.post(f"/settings/policies/{policy.pk}/{url}", {"kind": "x"}).status_code == 404
-    assert logged_in.get(f"/settings/runs/{run.pk}/").status_code == 404
-    assert logged_in.post(f"/settings/runs/{run.pk}/undo/").status_code == 404
+        assert (
+            logged_in.post(f"/a/acme/settings/policies/{policy.pk}/{url}", {"kind": "x"}).status_code == 404
+        )
+    assert logged_in.get(f"/a/acme/settings/runs/{run.pk}/").status_code == 404
+    assert logged_in.post(f"/a/acme/settings/runs/{run.pk}/undo/").status_code == 404
     assert RetentionPolicy.objects.filter(pk=policy.pk).exists()
 
 
 def test_the_list_shows_only_this_accounts_policies(logged_in: Client, account, other_account) -> None:  # noqa: ANN001
     stale_policy(other_account, name="theirs")
     stale_policy(account, name="ours")
-    html = logged_in.get("/settings/policies/").content.decode()
+    html = logged_in.get("/a/acme/settings/policies/").content.decode()
     assert "ours" in html and "theirs" not in html
 
 
@@ -462,21 +466,21 @@ def test_state_changes_need_a_csrf_token(user, account) -> None:  # noqa: ANN001
     assert run is not None
     grooming.run_execute(run.pk)
     posts = {
-        "/settings/policies/new/": {"kind": "bus", "mode": "review"},
-        f"/settings/policies/{policy.pk}/edit/": {"kind": "bus", "mode": "review"},
-        f"/settings/policies/{policy.pk}/enabled/": {"enabled": "1"},
-        f"/settings/policies/{policy.pk}/run/": {},
-        f"/settings/runs/{run.pk}/undo/": {},
-        f"/settings/policies/{policy.pk}/delete/": {},
-        "/settings/tokens/": {"name": "laptop", "owner": "personal"},
+        "/a/acme/settings/policies/new/": {"kind": "bus", "mode": "review"},
+        f"/a/acme/settings/policies/{policy.pk}/edit/": {"kind": "bus", "mode": "review"},
+        f"/a/acme/settings/policies/{policy.pk}/enabled/": {"enabled": "1"},
+        f"/a/acme/settings/policies/{policy.pk}/run/": {},
+        f"/a/acme/settings/runs/{run.pk}/undo/": {},
+        f"/a/acme/settings/policies/{policy.pk}/delete/": {},
+        "/a/acme/settings/tokens/": {"name": "laptop", "owner": "personal", "scopes": ["read", "write"]},
     }
     for url, data in posts.items():
         assert client.post(url, data).status_code == 403, url
     assert RetentionPolicy.objects.count() == 1
-    page = client.get("/settings/policies/new/")
+    page = client.get("/a/acme/settings/policies/new/")
     token = page.cookies["csrftoken"].value
     response = client.post(
-        "/settings/policies/new/", {"kind": "bus", "mode": "review", "csrfmiddlewaretoken": token}
+        "/a/acme/settings/policies/new/", {"kind": "bus", "mode": "review", "csrfmiddlewaretoken": token}
     )
     assert response.status_code == 302 and RetentionPolicy.objects.count() == 2
 
@@ -485,13 +489,13 @@ def test_state_changes_refuse_get(logged_in: Client, account) -> None:  # noqa: 
     policy = stale_policy(account)
     run = grooming.run_start(account=account, policy=policy, trigger="manual")
     assert run is not None
-    assert logged_in.get(f"/settings/policies/{policy.pk}/enabled/").status_code == 405
-    assert logged_in.get(f"/settings/runs/{run.pk}/undo/").status_code == 405
-    assert logged_in.get("/settings/tokens/1/revoke/").status_code == 405
+    assert logged_in.get(f"/a/acme/settings/policies/{policy.pk}/enabled/").status_code == 405
+    assert logged_in.get(f"/a/acme/settings/runs/{run.pk}/undo/").status_code == 405
+    assert logged_in.get("/a/acme/settings/tokens/1/revoke/").status_code == 405
 
 
 def _confirm(logged_in: Client, policy: RetentionPolicy) -> dict[str, str]:
-    html = logged_in.get(f"/settings/policies/{policy.pk}/run/").content.decode()
+    html = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/run/").content.decode()
     return {"as_of": re.search(r'name="as_of" value="([^"]+)"', html).group(1)}
 
 
@@ -522,7 +526,7 @@ def test_a_lesson_unpinned_after_the_confirm_page_is_not_archived_by_its_click(
     pinned = LessonFactory(account=account, key="pinned", created_at=timezone.now() - timedelta(days=200))
     Lesson.objects.filter(pk=pinned.pk).update(protected=True)
     form = _confirm(logged_in, policy)
-    assert logged_in.post(f"/explorer/lessons/{pinned.pk}/unpin/").status_code in (200, 302)
+    assert logged_in.post(f"/a/acme/explorer/lessons/{pinned.pk}/unpin/").status_code in (200, 302)
     run_now(policy, data=form)
     run = PolicyRun.objects.get(policy=policy)
     assert (run.matched, run.archived) == (2, 2)
@@ -540,7 +544,7 @@ def test_a_preview_of_a_policy_changed_since_is_not_carried_out(logged_in: Clien
     form = _confirm(logged_in, policy)
     policy_update(policy=policy, changes={"min_age_days": 30})
     response = run_now(policy, data=form)
-    assert response["Location"] == f"/settings/policies/{policy.pk}/run/"
+    assert response["Location"] == f"/a/acme/settings/policies/{policy.pk}/run/"
     assert not PolicyRun.objects.exists()
     page = logged_in.get(response["Location"]).content.decode()
     assert "Nothing was archived: the policy was changed after that preview" in page

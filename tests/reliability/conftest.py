@@ -14,7 +14,18 @@ import pytest
 from django.utils import timezone
 
 from lore.accounts import token_create
-from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, ReadEvent, TransferJob
+from lore.models import (
+    Account,
+    Activity,
+    ApiToken,
+    Lesson,
+    LessonEvent,
+    LessonTag,
+    Membership,
+    ReadEvent,
+    TransferJob,
+)
+from lore.roles import ALL_SCOPES, Role
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -38,6 +49,7 @@ class World:
     token: ApiToken
     raw_token: str
     job: TransferJob
+    member: Membership
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -83,7 +95,7 @@ def world_build(account: Account) -> World:
         mode="auto",
         enabled=True,
     )
-    token, raw = token_create(account=account, name=f"{A_MARKER} laptop")
+    token, raw = token_create(account=account, name=f"{A_MARKER} laptop", scopes=ALL_SCOPES)
     job = TransferJob.objects.create(
         account=account,
         kind=TransferJob.Kind.EXPORT,
@@ -93,7 +105,8 @@ def world_build(account: Account) -> World:
     for item in (active, archived, protected):
         item.refresh_from_db()
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
-    return World(account, active, archived, protected, policy, global_policy, run, token, raw, job)
+    member = MembershipFactory(account=account, user=UserFactory(username="a-viewer"), role=Role.VIEWER)
+    return World(account, active, archived, protected, policy, global_policy, run, token, raw, job, member)
 
 
 def _rows(qs: Any) -> list[dict[str, Any]]:
@@ -112,6 +125,8 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
         "transfer_jobs": _rows(TransferJob.objects.filter(account=account)),
+        "members": _rows(Membership.objects.filter(account=account)),
+        "activity": _rows(Activity.objects.filter(account=account)),
     }
 
 
@@ -150,4 +165,4 @@ def intruder(other_account):  # noqa: ANN001, ANN201
 
 @pytest.fixture
 def intruder_token(other_account) -> str:  # noqa: ANN001
-    return token_create(account=other_account, name="b's laptop")[1]
+    return token_create(account=other_account, name="b's laptop", scopes=ALL_SCOPES)[1]

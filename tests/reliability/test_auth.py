@@ -28,11 +28,11 @@ from tests.reliability.conftest import World
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-DASHBOARD_NAMESPACES = ("explorer", "policies")
 
 
 def dashboard_patterns() -> list[tuple[str, str]]:
-    """(name, route) of every URL of the dashboard apps, as the resolver knows them."""
+    """(name, route) of every dashboard URL, as the resolver knows them: every view that declares the role it
+    needs (lore.access.account_view). In the browser each lives under its account, /a/<slug>/<route>."""
     found: list[tuple[str, str]] = []
 
     def walk(resolver: URLResolver, prefix: str, namespace: str) -> None:
@@ -40,7 +40,7 @@ def dashboard_patterns() -> list[tuple[str, str]]:
             route = prefix + str(entry.pattern)
             if isinstance(entry, URLResolver):
                 walk(entry, route, entry.namespace or namespace)
-            elif isinstance(entry, URLPattern) and namespace in DASHBOARD_NAMESPACES:
+            elif isinstance(entry, URLPattern) and hasattr(entry.callback, "lore_need"):
                 found.append((f"{namespace}:{entry.name}", route))
 
     walk(get_resolver(), "/", "")
@@ -58,6 +58,7 @@ def dashboard_url(route: str, world: World | None = None, **overrides: Any) -> s
         "run_id": world.run.pk if world else 1,
         "token_id": world.token.pk if world else 1,
         "job_id": world.job.pk if world else 1,
+        "membership_id": world.member.pk if world else 1,
         **overrides,
     }
 
@@ -74,6 +75,7 @@ def dashboard_url(route: str, world: World | None = None, **overrides: Any) -> s
 def test_the_dashboard_has_urls_to_check() -> None:
     assert any(name == "explorer:index" for name, _ in DASHBOARD)
     assert any(name.startswith("policies:") for name, _ in DASHBOARD)
+    assert any(name.startswith("members:") for name, _ in DASHBOARD)
 
 
 @pytest.mark.parametrize(("name", "route"), DASHBOARD, ids=[n for n, _ in DASHBOARD])
@@ -125,7 +127,9 @@ def test_a_token_made_on_the_settings_page_is_never_in_the_database_raw_not_even
 
     from django.contrib.sessions.models import Session
 
-    created = logged_in.post("/settings/tokens/", {"name": "laptop", "owner": "personal"})
+    created = logged_in.post(
+        "/a/acme/settings/tokens/", {"name": "laptop", "owner": "personal", "scopes": ["read", "write"]}
+    )
     assert created.status_code == 302
     sessions = " ".join(str(s.get_decoded()) for s in Session.objects.all())
     html = logged_in.get(created["Location"]).content.decode()
@@ -133,14 +137,16 @@ def test_a_token_made_on_the_settings_page_is_never_in_the_database_raw_not_even
     assert raw, "the new token is shown once, right after it is made"
     sessions += " ".join(str(s.get_decoded()) for s in Session.objects.all())
     assert raw.group(1) not in sessions and columns_holding(raw.group(1)) == []
-    assert raw.group(1) not in logged_in.get("/settings/tokens/").content.decode()  # and only once
+    assert raw.group(1) not in logged_in.get("/a/acme/settings/tokens/").content.decode()  # and only once
 
 
 def test_a_new_token_is_shown_only_to_the_user_who_made_it(logged_in: Client, account, intruder) -> None:  # noqa: ANN001
     from lore.models import Membership
 
     Membership.objects.create(user=intruder, account=account)
-    created = logged_in.post("/settings/tokens/", {"name": "laptop", "owner": "personal"})
+    created = logged_in.post(
+        "/a/acme/settings/tokens/", {"name": "laptop", "owner": "personal", "scopes": ["read", "write"]}
+    )
     logged_in.force_login(intruder)  # someone else signs in on the same browser before the page is shown
     assert "LOREKIT_TOKEN=lk_" not in logged_in.get(created["Location"]).content.decode()
 
@@ -245,8 +251,8 @@ def test_check_deploy_is_clean_with_the_production_example_env() -> None:
     "target", ["https://evil.example/", "//evil.example/x", "javascript:alert(1)", "\\\\evil"]
 )
 def test_no_next_field_redirects_off_the_site(logged_in: Client, user, world: World, target: str) -> None:  # noqa: ANN001
-    sheet = logged_in.post(f"/explorer/lessons/{world.active.pk}/pin/", {"next": target})
-    assert sheet.status_code == 302 and sheet["Location"] == f"/explorer/lessons/{world.active.pk}/"
+    sheet = logged_in.post(f"/a/acme/explorer/lessons/{world.active.pk}/pin/", {"next": target})
+    assert sheet.status_code == 302 and sheet["Location"] == f"/a/acme/explorer/lessons/{world.active.pk}/"
     client = Client()
     signed_in = client.post(f"/login/?next={target}", {"username": user.username, "password": "pw-for-tests"})
-    assert signed_in.status_code == 302 and signed_in["Location"] == "/explorer/"
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/"

@@ -500,6 +500,7 @@ def dashboard_targets(route: str, world: World) -> list[str]:
         "run_id": [world.run.pk],
         "token_id": [world.token.pk],
         "job_id": [world.job.pk],
+        "membership_id": [world.member.pk],
         **DASHBOARD_WORDS,
     }
     names = re.findall(r"<(?:\w+:)?(\w+)>", route)
@@ -537,35 +538,45 @@ def dashboard_leaks(text: str) -> bool:
 
 
 def test_every_dashboard_url_answers_404_across_tenants_and_changes_nothing(world: World, intruder) -> None:  # noqa: ANN001
+    """B in its own account aimed at A's objects (/a/<b>/…), B in A's account (/a/<a>/…), and nobody at all."""
     from tests.reliability.test_auth import DASHBOARD
 
     b = Client()
     b.force_login(intruder)
     nobody = Client()
+    own, theirs = f"/a/{intruder.memberships.get().account.slug}", f"/a/{world.account.slug}"
     before = tenant_state(world.account)
     failures: list[str] = []
     tried = 0
     for _, route in DASHBOARD:
         if "<" not in route:
-            for method, url, data in dashboard_collection_requests(route, world):
-                response = getattr(b, method)(url, data)
+            for method, path, data in dashboard_collection_requests(route, world):
+                response = getattr(b, method)(own + path, data)
                 tried += 1
                 if response.status_code >= 500 or dashboard_leaks(response.content.decode()):
-                    failures.append(f"B {method.upper()} {url} → {response.status_code} shows A's data")
+                    failures.append(
+                        f"B {method.upper()} {own + path} → {response.status_code} shows A's data"
+                    )
+                inside = getattr(b, method)(theirs + path, data)
+                tried += 1
+                if inside.status_code not in (404, 405):
+                    failures.append(f"B {method.upper()} {theirs + path} → {inside.status_code}")
             continue
-        for url in dashboard_targets(route, world):
-            answers = {m: getattr(b, m)(url, POLICY_FORM if m == "post" else {}) for m in ("get", "post")}
-            tried += 2
-            served = {m: r.status_code for m, r in answers.items() if r.status_code != 405}
-            if not served or set(served.values()) != {404}:
-                failures.append(f"B {url} → {served}")
+        for path in dashboard_targets(route, world):
+            for prefix in (own, theirs):
+                url = prefix + path
+                answers = {m: getattr(b, m)(url, POLICY_FORM if m == "post" else {}) for m in ("get", "post")}
+                tried += 2
+                served = {m: r.status_code for m, r in answers.items() if r.status_code != 405}
+                if not served or set(served.values()) != {404}:
+                    failures.append(f"B {url} → {served}")
             for method in ("get", "post"):
-                response = getattr(nobody, method)(url)
+                response = getattr(nobody, method)(theirs + path)
                 tried += 1
                 if response.status_code != 405 and not (
                     response.status_code == 302 and response["Location"].startswith("/login/")
                 ):
-                    failures.append(f"anonymous {method.upper()} {url} → {response.status_code}")
+                    failures.append(f"anonymous {method.upper()} {theirs + path} → {response.status_code}")
     assert failures == []
     assert tenant_state(world.account) == before
-    assert tried >= 3 * len(DASHBOARD)
+    assert tried >= 4 * len(DASHBOARD)

@@ -150,3 +150,21 @@ def test_an_auto_name_of_a_very_long_scope_still_fits() -> None:
     name = auto_name(Rule(scope=scope, conditions={"unseen_days": 90}))
     assert len(name) <= NAME_MAX and name.startswith("unopened >90d in branch::acme/app::feature-")
     assert name.endswith("…")
+
+
+def test_zero_under_a_counter_never_offers_0_times_or_more_which_matches_everything() -> None:
+    for cond in (c for c in CONDITIONS if c.unit == "count"):
+        result = parse_typed(cond.key, "0")
+        assert [o.token for o in result.options] == [f"{cond.retention}:0"], cond.key
+        refused = parse_typed(cond.key, ">=0")
+        assert refused.options == () and "every lesson" in refused.error, cond.key
+    assert labels("chosen", "0") == ["Never chosen"]
+    assert labels("chosen", ">0") == ["1 time or more"]
+
+
+def test_auto_names_name_the_other_conditions_by_their_labels() -> None:
+    assert auto_name(Rule(conditions={"max_seen_count": 1})) == "recurrence ≤ 1× in all scopes"
+    assert auto_name(Rule(conditions={"max_read_count": 500})) == "delivered ≤ 500× in all scopes"
+    for cond in CONDITIONS:  # every phrase starts with the words of the label the pill shows
+        phrase = cond.name_phrase.format(n=1)
+        assert phrase.split()[0] in cond.label.lower() or cond.key == "last_open", cond.key

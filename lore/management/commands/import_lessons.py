@@ -3,6 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lore.accounts import account_create
 from lore.models import Account
 from lore.transfer import import_stream
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
         if account is None:
             if not opts["create_account"]:
                 raise CommandError(f"no account named {name!r} (pass --create-account to create it)")
-            account = Account.objects.create(name=name)
+            account = account_create(name=name)
         try:
             src = sys.stdin.buffer if opts["input"] == "-" else open(str(opts["input"]), "rb")  # noqa: SIM115
         except OSError as exc:

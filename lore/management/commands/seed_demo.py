@@ -9,9 +9,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from lore.accounts import token_create
+from lore.accounts import account_create, token_create
 from lore.demo import demo_store_create
 from lore.models import Account, Lesson, Membership
+from lore.roles import ALL_SCOPES, Role
 from lore.transfer import analyze_lessons
 
 
@@ -33,14 +34,18 @@ class Command(BaseCommand):
         if lessons < 0 or lessons > 5_000_000:
             raise CommandError("--lessons must be between 0 and 5,000,000")
         with transaction.atomic():
-            account, _ = Account.objects.get_or_create(name=str(opts["account"]))
+            account = Account.objects.filter(name=str(opts["account"])).first() or account_create(
+                name=str(opts["account"])
+            )
             User = get_user_model()
             user = User.objects.filter(username=opts["user"]).first()
             if user is None:
                 user = User.objects.create_user(username=str(opts["user"]), password=str(opts["password"]))
-            Membership.objects.get_or_create(user=user, account=account)
+            Membership.objects.get_or_create(user=user, account=account, defaults={"role": Role.ADMIN})
         if opts["token_file"]:
-            _, raw = token_create(account=account, name="demo token (make run)", created_by=user)
+            _, raw = token_create(
+                account=account, name="demo token (make run)", created_by=user, scopes=ALL_SCOPES
+            )
             with open(str(opts["token_file"]), "w") as fh:
                 fh.write(raw)
         existing = Lesson.objects.filter(account=account).count()
