@@ -29,6 +29,7 @@ from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create
 from tests.reliability import processes
 from tests.services import require_postgres
+from tests.urls import in_account
 
 SCOPE = "repo::acme/app"
 UNUSED = Rule(scope=SCOPE, conditions={"max_opened_count": 0})
@@ -87,7 +88,7 @@ def test_a_dead_run_is_shown_interrupted_and_run_now_offers_to_complete_it(
     run_page = logged_in.get(reverse("policies:run", args=[dead.pk])).content.decode()
     assert 'data-status="interrupted"' in run_page
     complete = reverse("policies:run_new", args=[policy.pk])
-    assert f'href="{complete}" data-complete-run' in run_page
+    assert f'href="{in_account(account, complete)}" data-complete-run' in run_page
     assert (
         "Complete the interrupted run"
         in logged_in.get(reverse("policies:detail", args=[policy.pk])).content.decode()
