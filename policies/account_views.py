@@ -45,7 +45,14 @@ def purge_schedule(account: Account) -> dict[str, object]:
 def account_settings(request: HttpRequest) -> HttpResponse:
     """Show the account's settings (purge_after_days, …) to every member; an admin changes them."""
     account = account_of(request)
-    form = AccountSettingsForm(request.POST or None, initial=account_settings_values(account))
+    current = account_settings_values(account)
+    # A setting a POST leaves out keeps its value (a script may change one setting); one sent empty is an error.
+    data = (
+        {**{k: str(v) for k, v in current.items()}, **request.POST.dict()}
+        if request.method == "POST"
+        else None
+    )
+    form = AccountSettingsForm(data, initial=current)
     status = 200
     if request.method == "POST":
         if form.is_valid():

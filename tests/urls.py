@@ -8,7 +8,7 @@ from django.test import Client
 
 from lore.models import Account
 
-DASHBOARD_PREFIXES = ("/explorer/", "/settings/")
+DASHBOARD_PREFIXES = ("/explorer/", "/findings/", "/settings/")
 
 
 def in_account(account: Account | str, path: str) -> str:

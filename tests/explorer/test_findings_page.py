@@ -72,9 +72,11 @@ def test_run_the_gardener_now_from_the_page(logged_in: Client, account) -> None:
     assert "1 new findings" in response.content.decode()
 
 
-def test_another_accounts_finding_answers_404_on_the_page(client: Client, duplicates, other_account) -> None:  # noqa: ANN001
+def test_another_accounts_finding_answers_404_on_the_page(duplicates, other_account) -> None:  # noqa: ANN001
     from tests.factories import MembershipFactory, UserFactory
+    from tests.urls import AccountClient
 
+    client = AccountClient(other_account)  # mallory, in her own account, aims at acme's finding
     client.force_login(MembershipFactory(account=other_account, user=UserFactory(username="mallory")).user)
     finding = Finding.objects.first()
     assert finding is not None

@@ -35,6 +35,7 @@ def test_each_preset_counts_the_lessons_the_list_would_show_with_it_applied(acco
     demo_store_create(account, lessons=150, seed=5)
     now = timezone.now()
     state = ExplorerState.from_query(QueryDict(query))
+    seen: list[int] = []
     for cond in CONDITIONS:
         choices = presets(cond)
         counts = condition_choice_counts(account, state, cond, choices, now=now)
@@ -43,7 +44,8 @@ def test_each_preset_counts_the_lessons_the_list_would_show_with_it_applied(acco
             for name, value in choices
         ]
         assert counts == expected, (query, cond.key)
-    assert any(counts)  # the store is not empty: the check compares numbers, not zeros
+        seen += counts
+    assert any(seen)  # the store is not empty: the check compares numbers, not zeros
 
 
 def test_the_preset_counts_of_a_section_are_one_query_whatever_the_number_of_presets(

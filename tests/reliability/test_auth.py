@@ -59,6 +59,7 @@ def dashboard_url(route: str, world: World | None = None, **overrides: Any) -> s
         "token_id": world.token.pk if world else 1,
         "job_id": world.job.pk if world else 1,
         "membership_id": world.member.pk if world else 1,
+        "finding_id": world.findings[0].pk if world else 1,
         **overrides,
     }
 

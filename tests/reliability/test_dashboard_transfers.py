@@ -24,6 +24,7 @@ from lore.models import Account, Lesson, TransferJob
 from lore.transfer import export_lines
 from lore.transfer_jobs import PROGRESS_EVERY, transfer_jobs_expire
 from tests.factories import MembershipFactory, UserFactory
+from tests.urls import AccountClient, in_account
 
 pytestmark = pytest.mark.django_db
 
@@ -55,12 +56,14 @@ def test_an_export_runs_as_a_job_with_progress_and_its_file_downloads_until_it_e
     with django_capture_on_commit_callbacks(execute=True):
         started = logged_in.post(reverse("policies:transfer_export"))
     job = TransferJob.objects.get(account=account)
-    assert started.status_code == 302 and started["Location"] == reverse("policies:transfer", args=[job.pk])
+    assert started.status_code == 302 and started["Location"] == in_account(
+        account, reverse("policies:transfer", args=[job.pk])
+    )
     assert (job.kind, job.status, job.lines_total, job.lines_done) == ("export", "done", 1500, 1500)
 
     page = logged_in.get(reverse("policies:transfer", args=[job.pk])).content.decode()
     download = reverse("policies:transfer_download", args=[job.pk])
-    assert 'data-status="done"' in page and f'href="{download}" data-download' in page
+    assert 'data-status="done"' in page and f'href="{in_account(account, download)}" data-download' in page
     answer = logged_in.get(download)
     assert answer.status_code == 200 and "attachment" in answer["Content-Disposition"]
     body = b"".join(answer.streaming_content).decode()
@@ -121,7 +124,7 @@ def test_another_accounts_jobs_answer_404(
     with django_capture_on_commit_callbacks(execute=True):
         logged_in.post(reverse("policies:transfer_export"))
     job = TransferJob.objects.get(account=account)
-    intruder = Client()
+    intruder = AccountClient(other_account)
     intruder.force_login(MembershipFactory(account=other_account, user=UserFactory(username="mallory")).user)
     for name in ("policies:transfer", "policies:transfer_download"):
         assert intruder.get(reverse(name, args=[job.pk])).status_code == 404

@@ -29,6 +29,7 @@ from policies.models import PolicyRun, RetentionPolicy
 from policies.services import policy_create
 from tests.reliability import processes
 from tests.services import require_postgres
+from tests.urls import AccountClient, in_account
 
 SCOPE = "repo::acme/app"
 UNUSED = Rule(scope=SCOPE, conditions={"max_opened_count": 0})
@@ -87,7 +88,7 @@ def test_a_dead_run_is_shown_interrupted_and_run_now_offers_to_complete_it(
     run_page = logged_in.get(reverse("policies:run", args=[dead.pk])).content.decode()
     assert 'data-status="interrupted"' in run_page
     complete = reverse("policies:run_new", args=[policy.pk])
-    assert f'href="{complete}" data-complete-run' in run_page
+    assert f'href="{in_account(account, complete)}" data-complete-run' in run_page
     assert (
         "Complete the interrupted run"
         in logged_in.get(reverse("policies:detail", args=[policy.pk])).content.decode()
@@ -166,7 +167,7 @@ def test_an_undo_killed_half_way_counts_what_it_restored_and_undo_resumes_and_co
 ) -> None:
     require_postgres()
     run = archived_by_a_finished_run(account)
-    client = Client()
+    client = AccountClient(account)
     client.force_login(user)
     page = reverse("policies:run", args=[run.pk])
 
@@ -176,12 +177,12 @@ def test_an_undo_killed_half_way_counts_what_it_restored_and_undo_resumes_and_co
     browser = requests.Session()
     browser.cookies.set("sessionid", client.cookies["sessionid"].value)
     try:
-        form = browser.get(base + page, timeout=30).text
+        form = browser.get(base + in_account(account, page), timeout=30).text
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
         assert token is not None and "Undo this run" in form
         undo = threading.Thread(
             target=lambda: _post_quietly(
-                browser, base + reverse("policies:undo", args=[run.pk]), token.group(1)
+                browser, base + in_account(account, reverse("policies:undo", args=[run.pk])), token.group(1)
             ),
             daemon=True,
         )

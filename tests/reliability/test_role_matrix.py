@@ -188,6 +188,7 @@ def cli_cases(world: World) -> dict[tuple[str, ...], tuple[str, list[str], str |
         ("search",): ("read", ["a-secret"], None),
         ("export",): ("read", [], None),
         ("import",): ("write", ["-"], line),
+        ("garden",): ("groom", ["--apply", str(world.findings[0].pk)], None),
     }
 
 
@@ -237,6 +238,8 @@ def mcp_cases(world: World) -> dict[str, tuple[str, dict[str, Any]]]:
         "policy.delete": ("admin", {"id": policy}),
         "groom.preview": ("read", {"policy_id": policy}),
         "groom.run": ("groom", {"policy_id": world.global_policy.pk}),
+        "garden.report": ("read", {}),
+        "garden.apply": ("groom", {"id": world.findings[0].pk}),
     }
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.urls import in_account
+
 ROOT = Path(__file__).resolve().parents[2]
 PROCESSES = {
     "manage.py": [sys.executable, "manage.py", "check"],
@@ -54,6 +56,7 @@ FORGED_HTML = '<img src=x id="forged-by-cookie">'
 @pytest.mark.django_db
 def test_a_forged_messages_cookie_signed_with_the_development_key_never_renders_raw_html(
     client,  # noqa: ANN001
+    account,  # noqa: ANN001
     user,  # noqa: ANN001
     settings,  # noqa: ANN001
 ) -> None:
@@ -69,6 +72,6 @@ def test_a_forged_messages_cookie_signed_with_the_development_key_never_renders_
     forged = CookieStorage(RequestFactory().get("/"))._encode([Message(40, mark_safe(FORGED_HTML))])
     assert forged
     client.cookies[CookieStorage.cookie_name] = forged
-    page = client.get("/settings/policies/")
+    page = client.get(in_account(account, "/settings/policies/"))
     assert page.status_code == 200
     assert FORGED_HTML not in page.content.decode()

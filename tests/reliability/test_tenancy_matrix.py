@@ -505,6 +505,7 @@ def dashboard_targets(route: str, world: World) -> list[str]:
         "token_id": [world.token.pk],
         "job_id": [world.job.pk],
         "membership_id": [world.member.pk],
+        "finding_id": [f.pk for f in world.findings],
         **DASHBOARD_WORDS,
     }
     names = re.findall(r"<(?:\w+:)?(\w+)>", route)
