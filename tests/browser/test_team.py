@@ -35,10 +35,19 @@ def set_password(browser, live_server, link: str) -> Page:  # noqa: ANN001
     return tab
 
 
+@pytest.fixture
+def contexts_closed(browser, server_requests):  # noqa: ANN001, ANN201
+    """Closes every browser context the test opened before `server_requests` waits for the server to drain, so
+    no page's lazy request outlives the test's database (on SQLite: "couldn't be flushed")."""
+    yield
+    for context in list(browser.contexts):
+        context.close()
+
+
 def test_an_empty_instance_becomes_a_team_whose_viewer_cannot_change_anything(
     browser,
     live_server,
-    server_requests,  # noqa: ANN001
+    contexts_closed,  # noqa: ANN001
 ) -> None:
     admin = browser.new_context(base_url=live_server.url).new_page()
     admin.goto("/")
