@@ -6,7 +6,10 @@ Roles: viewing needs a viewer; apply, dismiss, undo and "Run the gardener now" n
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -16,11 +19,11 @@ from django.views.decorators.http import require_GET, require_POST
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.garden.apply import FindingError, finding_apply, finding_dismiss, finding_undo
-from lore.garden.inventory import garden_inventory
 from lore.garden.selectors import finding_families, findings_filtered, garden_last_run
 from lore.limits import FINDINGS_PAGE_MAX
 from lore.models import Finding
 from lore.roles import Role
+from lore.tasks import garden_inventory_account
 
 STATUSES = [s.value for s in Finding.Status]
 
@@ -67,10 +70,15 @@ def findings(request: HttpRequest) -> HttpResponse:
 @require_POST
 @account_view(Role.EDITOR)
 def garden_run_now(request: HttpRequest) -> HttpResponse:
-    """An inventory now, of what changed since the last one. Changes no lesson."""
+    """An inventory of what changed since the last one, queued for the worker (bounded work: the request itself
+    examines nothing). Changes no lesson."""
     account = account_of(request)
-    run = garden_inventory(account, trigger="manual", actor=person(request.user))
-    messages.success(request, f"The gardener examined {run.examined:,} lessons: {run.found:,} new findings.")
+    transaction.on_commit(
+        partial(garden_inventory_account.delay, account.pk, False, "manual", person(request.user))  # type: ignore[attr-defined]
+    )
+    messages.success(
+        request, "The gardener is running: its findings appear here when it finishes (reload the page)."
+    )
     return _back(request)
 
 

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from lore.garden.inventory import garden_inventory
-from lore.models import Finding, Lesson
+from lore.models import Finding, GardenRun, Lesson
 from tests.lore.garden_helpers import write
 
 pytestmark = pytest.mark.django_db
@@ -65,11 +65,32 @@ def test_dismiss_from_the_page_hides_the_finding(logged_in: Client, duplicates) 
     assert page.count("data-finding=") == 1 and Lesson.objects.filter(archived_at__isnull=False).count() == 0
 
 
-def test_run_the_gardener_now_from_the_page(logged_in: Client, account) -> None:  # noqa: ANN001
+def test_run_the_gardener_now_from_the_page(
+    logged_in: Client, account, django_capture_on_commit_callbacks
+) -> None:  # noqa: ANN001
     write(account, "repo::acme/app", "use-uv", UV)
     write(account, "repo::acme/app", "use-uv-2", UV.lower())
-    response = logged_in.post(reverse("findings:run"), follow=True)
+    with django_capture_on_commit_callbacks(
+        execute=True
+    ):  # the worker (eager in tests) runs the queued inventory
+        logged_in.post(reverse("findings:run"))
+    response = logged_in.get(reverse("findings:index"))
     assert "1 new findings" in response.content.decode()
+
+
+def test_run_the_gardener_now_queues_the_inventory_and_the_request_examines_nothing(
+    logged_in: Client,
+    account,
+    django_capture_on_commit_callbacks,  # noqa: ANN001
+) -> None:
+    write(account, "repo::acme/app", "use-uv", UV)
+    write(account, "repo::acme/app", "use-uv-2", UV.lower())
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        response = logged_in.post(reverse("findings:run"))
+    assert response.status_code == 302 and len(queued) == 1
+    assert not GardenRun.objects.filter(account=account).exists()  # the request itself ran no inventory
+    queued[0]()  # what the worker runs
+    assert GardenRun.objects.get(account=account).found == 1
 
 
 def test_another_accounts_finding_answers_404_on_the_page(duplicates, other_account) -> None:  # noqa: ANN001
