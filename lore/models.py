@@ -97,6 +97,58 @@ FACT_COLUMNS = (
 )
 
 
+class PolicyRun(models.Model):
+    """One archive run: a policy's, an ad-hoc rule's, or a finding's apply. Lessons it archived carry it
+    (`Lesson.archived_by_run`), so Undo restores the run as a whole."""
+
+    class Trigger(models.TextChoices):
+        MANUAL = "manual"
+        NIGHTLY = "nightly"
+        API = "api"
+        CLI = "cli"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        INTERRUPTED = "interrupted"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="policy_runs")
+    # The policy that started the run (None for an ad-hoc rule or a finding's apply), by id: a lore model does not
+    # point up into policies. Deleting the policy clears it (policies.services.policy_delete); `policy_name` keeps
+    # the name the run was started under.
+    policy_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    policy_name = models.CharField(max_length=200, blank=True, default="")
+    rule_snapshot = models.JSONField(default=dict, blank=True)
+    trigger = models.CharField(max_length=8, choices=Trigger.choices)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    matched = models.PositiveIntegerField(default=0)
+    archived = models.PositiveIntegerField(default=0)
+    restored = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    # The moment of the preview a run carries out (Run now's confirm page): it archives only what matched then.
+    # Without one, the run archives what matches when it starts.
+    as_of = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "policies_policyrun"  # the table it was created with, before it moved here: no data moved
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["account", "policy_id", "-created_at"], name="policyrun_recent")]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.policy_name or 'an ad-hoc rule'}: {self.status}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.PENDING, self.Status.RUNNING)
+
+
 class Lesson(models.Model):
     # Not indexed on its own: every lesson index leads with the account (bench/RESULTS.md, redundant indexes).
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="lessons", db_index=False)
@@ -125,7 +177,7 @@ class Lesson(models.Model):
     protected = models.BooleanField(default=False)
     archived_at = models.DateTimeField(null=True, blank=True)
     archived_by_run = models.ForeignKey(
-        "policies.PolicyRun",
+        PolicyRun,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -280,7 +332,7 @@ class LessonEvent(models.Model):
     action = models.CharField(max_length=16, choices=Action.choices)
     actor = models.CharField(max_length=200, blank=True, default="")
     run = models.ForeignKey(
-        "policies.PolicyRun",
+        PolicyRun,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -504,7 +556,7 @@ class Finding(models.Model):
         GardenRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     applied_run = models.ForeignKey(
-        "policies.PolicyRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        PolicyRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     decided_by = models.CharField(max_length=200, blank=True, default="")
     decided_at = models.DateTimeField(null=True, blank=True)

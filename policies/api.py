@@ -15,12 +15,12 @@ from lore.api.auth import account_of, actor_of, needs, surface_of, token_of
 from lore.api.errors import ApiError, error_responses, not_found
 from lore.api.schemas import ID_MAX
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS, auto_name
-from lore.models import Account
+from lore.models import Account, PolicyRun
 from lore.roles import Scope
 from lore.rules.codec import rule_parse_strict
 from lore.rules.rule import Rule
 from policies import grooming
-from policies.models import PolicyRun, RetentionPolicy
+from policies.models import RetentionPolicy
 from policies.schemas import GroomPreviewIn, GroomRunIn, PolicyIn, PolicyOut, PolicyPatch, PreviewOut, RunOut
 from policies.services import policy_create, policy_delete, policy_update
 

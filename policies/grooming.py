@@ -25,11 +25,11 @@ from django.utils import timezone
 from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.candidates import archive_guard, candidates, touched_since_count
 from lore.limits import RUN_HEARTBEAT_STALE, RUN_TIME_LIMIT
-from lore.models import Account, Activity, Lesson
+from lore.models import Account, Activity, Lesson, PolicyRun
 from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
 from lore.services import lessons_archive_next, lessons_restore
-from policies.models import PolicyRun, RetentionPolicy
+from policies.models import RetentionPolicy
 
 log = logging.getLogger(__name__)
 Status = PolicyRun.Status
@@ -231,7 +231,7 @@ def run_start(
         if policy is not None:
             # The policy row lock serialises concurrent starts of one policy: at most one active run each.
             policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk, account=account)
-            runs = PolicyRun.objects.filter(policy=policy)
+            runs = PolicyRun.objects.filter(account=account, policy_id=policy.pk)
             if runs.filter(status__in=ACTIVE).exists():
                 return None
             if (
@@ -249,7 +249,7 @@ def run_start(
         actor = actor or (NIGHTLY_SWEEP if trigger == PolicyRun.Trigger.NIGHTLY else trigger)
         run = PolicyRun.objects.create(
             account=account,
-            policy=policy,
+            policy_id=policy.pk if policy else None,
             policy_name=policy.name if policy else "",
             trigger=trigger,
             rule_snapshot=rule_as_json(rule),

@@ -1,4 +1,5 @@
-"""Retention policies and their runs (DESIGN.md §2, §7).
+"""Retention policies (DESIGN.md §2, §7). Their runs are the archive mechanism and live in lore
+(lore.models.PolicyRun, re-exported here).
 
 The condition and dimension columns are generated from the registry: one nullable integer per retention
 condition, a value list and a mode per policy dimension.
@@ -10,8 +11,10 @@ from django.conf import settings
 from django.db import models
 
 from lore.conditions import NAME_MAX, POLICY_DIMENSIONS, RETENTION_PARAMS, DimFilter, canonical_conditions
-from lore.models import Account
+from lore.models import Account, PolicyRun
 from lore.rules.rule import Rule
+
+__all__ = ["PolicyRun", "RetentionPolicy"]
 
 
 class RetentionPolicy(models.Model):
@@ -67,50 +70,3 @@ for _param in RETENTION_PARAMS:
 for _dim in POLICY_DIMENSIONS:
     RetentionPolicy.add_to_class(_dim.name, models.JSONField(default=list, blank=True))
     RetentionPolicy.add_to_class(_dim.mode_param, models.CharField(max_length=8, default=_dim.default_mode))
-
-
-class PolicyRun(models.Model):
-    class Trigger(models.TextChoices):
-        MANUAL = "manual"
-        NIGHTLY = "nightly"
-        API = "api"
-        CLI = "cli"
-
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-        INTERRUPTED = "interrupted"
-
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="policy_runs")
-    policy = models.ForeignKey(
-        RetentionPolicy, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
-    )
-    policy_name = models.CharField(max_length=200, blank=True, default="")
-    rule_snapshot = models.JSONField(default=dict, blank=True)
-    trigger = models.CharField(max_length=8, choices=Trigger.choices)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
-    matched = models.PositiveIntegerField(default=0)
-    archived = models.PositiveIntegerField(default=0)
-    restored = models.PositiveIntegerField(default=0)
-    started_at = models.DateTimeField(null=True, blank=True)
-    # The moment of the preview a run carries out (Run now's confirm page): it archives only what matched then.
-    # Without one, the run archives what matches when it starts.
-    as_of = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    error = models.TextField(blank=True, default="")
-    created_by = models.CharField(max_length=200, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["account", "policy", "-created_at"], name="policyrun_recent")]
-
-    def __str__(self) -> str:
-        return f"run {self.pk} of {self.policy_name or 'an ad-hoc rule'}: {self.status}"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in (self.Status.PENDING, self.Status.RUNNING)

@@ -6,17 +6,21 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
 from lore.candidates import candidates
-from lore.models import Account, ApiToken
+from lore.models import Account, ApiToken, PolicyRun
 from lore.scopes import GLOBAL, repo_of
 from lore.selectors import scopes_present
-from policies.models import PolicyRun, RetentionPolicy
+from policies.models import RetentionPolicy
 
 RUN_HISTORY_LIMIT = 50
 
 
 def policies_with_last_run(account: Account) -> list[RetentionPolicy]:
     """The account's policies, each with `.last_run` (None if never run). Two queries, whatever the count."""
-    latest = PolicyRun.objects.filter(policy=OuterRef("pk")).order_by("-created_at", "-id").values("pk")[:1]
+    latest = (
+        PolicyRun.objects.filter(account=OuterRef("account"), policy_id=OuterRef("pk"))
+        .order_by("-created_at", "-id")
+        .values("pk")[:1]
+    )
     policies: list[RetentionPolicy] = list(
         RetentionPolicy.objects.filter(account=account)
         .annotate(last_run_id=Subquery(latest))
@@ -34,7 +38,14 @@ def policy_get(account: Account, policy_id: int) -> RetentionPolicy:
 
 
 def run_get(account: Account, run_id: int) -> PolicyRun:
-    return get_object_or_404(PolicyRun.objects.select_related("policy"), account=account, pk=run_id)
+    return get_object_or_404(PolicyRun, account=account, pk=run_id)
+
+
+def run_policy(run: PolicyRun) -> RetentionPolicy | None:
+    """The policy that started the run, if it still exists (a run keeps only its id and name)."""
+    if run.policy_id is None:
+        return None
+    return RetentionPolicy.objects.filter(account_id=run.account_id, pk=run.policy_id).first()
 
 
 def run_expected(run: PolicyRun) -> int | None:
@@ -49,16 +60,16 @@ def run_expected(run: PolicyRun) -> int | None:
 
 def policy_runs(policy: RetentionPolicy) -> QuerySet[PolicyRun]:
     """A policy's runs, newest first."""
-    return PolicyRun.objects.filter(account=policy.account, policy=policy).order_by("-created_at", "-id")[
-        :RUN_HISTORY_LIMIT
-    ]
+    return PolicyRun.objects.filter(account=policy.account, policy_id=policy.pk).order_by(
+        "-created_at", "-id"
+    )[:RUN_HISTORY_LIMIT]
 
 
 def policy_run_active(policy: RetentionPolicy) -> PolicyRun | None:
     return (
         PolicyRun.objects.filter(
             account=policy.account,
-            policy=policy,
+            policy_id=policy.pk,
             status__in=[PolicyRun.Status.PENDING, PolicyRun.Status.RUNNING],
         )
         .order_by("-created_at")
@@ -69,7 +80,9 @@ def policy_run_active(policy: RetentionPolicy) -> PolicyRun | None:
 def policy_run_interrupted(policy: RetentionPolicy) -> PolicyRun | None:
     """The policy's latest run when it was interrupted: Run now completes it."""
     last = (
-        PolicyRun.objects.filter(account=policy.account, policy=policy).order_by("-created_at", "-id").first()
+        PolicyRun.objects.filter(account=policy.account, policy_id=policy.pk)
+        .order_by("-created_at", "-id")
+        .first()
     )
     return last if last is not None and last.status == PolicyRun.Status.INTERRUPTED else None
 

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from lore.activity import activity_record, person
 from lore.conditions import NAME_MAX, POLICY_DIMENSIONS, RETENTION_PARAMS, auto_name
-from lore.models import Account, Activity
+from lore.models import Account, Activity, PolicyRun
 from lore.rules.codec import RuleError, rule_as_form_data, rule_parse_strict
 from lore.rules.rule import Rule
 from policies.grooming import rule_validate_for_policy
@@ -161,6 +161,8 @@ def policy_update(
 
 @transaction.atomic
 def policy_delete(*, policy: RetentionPolicy, actor: str = "") -> None:
-    """Delete the rule only: lessons it archived stay archived and restorable (their runs keep their history)."""
+    """Delete the rule only: lessons it archived stay archived and restorable (their runs keep their history and
+    the policy's name; their policy id clears, as no id of a deleted policy may be reused for another)."""
     _history(policy, Activity.Action.POLICY_DELETED, actor=actor, detail=_summary(policy))
+    PolicyRun.objects.filter(account=policy.account, policy_id=policy.pk).update(policy_id=None)
     policy.delete()

@@ -24,12 +24,12 @@ from lore.accounts import TokenNotYours, token_create, token_revoke
 from lore.activity import activities_of, person
 from lore.candidates import candidates
 from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
-from lore.models import Account, Lesson
+from lore.models import Account, Lesson, PolicyRun
 from lore.roles import ROLE_SCOPES, Role, role_allows
 from lore.rules.codec import RuleError
 from policies import grooming, selectors
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
-from policies.models import PolicyRun, RetentionPolicy
+from policies.models import RetentionPolicy
 from policies.presenters import archived_by_run_url, dialog_context, explorer_url
 from policies.services import policy_create, policy_delete, policy_update
 from policies.tasks import execute_run
@@ -271,6 +271,7 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = grooming.run_mark_if_abandoned(selectors.run_get(account, run_id))
     context = {
         "run": run,
+        "policy": selectors.run_policy(run),
         "expected": selectors.run_expected(run),
         "undoable": not run.is_active and grooming.run_undoable(run),
         "archived_url": archived_by_run_url(run.pk),
@@ -301,7 +302,7 @@ def policy_delete_view(request: HtmxHttpRequest, policy_id: int) -> HttpResponse
     """Delete the rule only: the lessons it archived stay archived and restorable."""
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
-    archived = Lesson.objects.filter(account=account, archived_by_run__policy=policy).count()
+    archived = Lesson.objects.filter(account=account, archived_by_run__policy_id=policy.pk).count()
     if request.method == "POST":
         name = policy.name
         policy_delete(policy=policy, actor=_actor(request))

@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from lore.activity import activity_record
-from lore.models import Account, Activity, Finding, FindingMember, Lesson
+from lore.models import Account, Activity, Finding, FindingMember, Lesson, PolicyRun
 from lore.services import lessons_archive, lessons_restore
 
 RETIRE = FindingMember.Action.RETIRE
@@ -52,12 +52,9 @@ def finding_get(account: Account, finding_id: int) -> Finding:
     return Finding.objects.get(account=account, pk=finding_id)
 
 
-def _run_create(account: Account, finding: Finding, *, trigger: str, actor: str, now: datetime):  # noqa: ANN202
-    from policies.models import PolicyRun  # a finding's apply is a run (DESIGN.md §15)
-
+def _run_create(account: Account, finding: Finding, *, trigger: str, actor: str, now: datetime) -> PolicyRun:
     return PolicyRun.objects.create(
         account=account,
-        policy=None,
         policy_name=f"gardener: {finding.get_kind_display()} finding {finding.pk}",
         trigger=trigger,
         rule_snapshot={"finding": finding.pk, "kind": finding.kind},
@@ -159,8 +156,6 @@ def finding_undo(*, account: Account, finding_id: int, actor: str) -> int:
             )
         run_id = finding.applied_run_id
     restored = lessons_restore(account=account, run_id=run_id, actor=actor)
-    from policies.models import PolicyRun
-
     with transaction.atomic():
         PolicyRun.objects.filter(pk=run_id).update(restored=F("restored") + restored)
         Finding.objects.filter(pk=finding.pk).update(

@@ -136,7 +136,7 @@ def test_run_now_confirm_result_equals_the_preview_and_undo_restores_them_all(pa
     page.click("form.actions button[type=submit]")
     page.wait_for_selector('#run-progress[data-status="done"]')
     assert int(page.locator("#run-progress [data-archived]").inner_text()) == preview
-    run = PolicyRun.objects.get(policy=policy)
+    run = PolicyRun.objects.get(policy_id=policy.pk)
     link = page.locator("#run-progress a", has_text="archived lessons")
     assert link.get_attribute("href") == f"/a/acme/explorer/?archived=1&run={run.pk}"
     assert Lesson.objects.filter(archived_by_run=run).count() == preview

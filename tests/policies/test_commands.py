@@ -140,7 +140,7 @@ def test_groom_run_archives_what_it_asked_about_not_what_was_written_while_it_wa
 def test_groom_runs_a_saved_policy_and_undo_restores_it(store) -> None:  # noqa: ANN001
     policy = policy_create(account=store, rule=Rule(conditions={"max_opened_count": 0}), name="unused")
     out = groom("--policy-id", str(policy.pk), "--run", "--yes")
-    run = PolicyRun.objects.get(policy=policy)
+    run = PolicyRun.objects.get(policy_id=policy.pk)
     assert f"(run {run.pk})" in out and archived() == {"unused-0", "unused-1", "unused-2"}
     assert "Restored 3 lesson(s)" in groom("--undo", str(run.pk))
     assert archived() == set()

@@ -216,7 +216,7 @@ def test_the_nightly_sweep_starts_only_auto_and_enabled_policies(account, store)
     swept = policy_create(account=account, rule=UNUSED, name="swept", mode="auto", enabled=True)
     policy_create(account=account, rule=UNUSED, name="auto but not enabled", mode="auto")
     policy_create(account=account, rule=UNUSED, name="review", mode="review", enabled=True)
-    assert [run.policy for run in grooming.nightly_runs_start(since=None)] == [swept]
+    assert [run.policy_id for run in grooming.nightly_runs_start(since=None)] == [swept.pk]
 
 
 def test_a_run_whose_task_never_started_stops_blocking_its_policy(account, store) -> None:  # noqa: ANN001

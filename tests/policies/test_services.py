@@ -3,10 +3,12 @@ from __future__ import annotations
 import pytest
 
 from lore.conditions import DimFilter
+from lore.models import PolicyRun
 from lore.rules.codec import RuleError
 from lore.rules.rule import Rule
+from policies import grooming
 from policies.models import RetentionPolicy
-from policies.services import policy_create, policy_update
+from policies.services import policy_create, policy_delete, policy_update
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +72,16 @@ def test_new_filter_values_keep_the_saved_mode_unless_the_update_names_one(accou
     assert policy.rule.dimensions["tags"] == DimFilter(("keep", "pinned"), "none")
     policy = policy_update(policy=policy, changes={"kind": ["bus"], "kind_mode": "in"})
     assert policy.rule.dimensions["kind"] == DimFilter(("bus",), "in")
+
+
+def test_deleting_a_policy_keeps_its_runs_with_their_name_and_clears_their_policy_id(account) -> None:  # noqa: ANN001
+    policy = policy_create(account=account, rule=Rule(conditions={"unseen_days": 90}), name="old")
+    kept = policy_create(account=account, rule=Rule(conditions={"unseen_days": 90}), name="kept")
+    run = grooming.run_start(account=account, policy=policy, trigger=PolicyRun.Trigger.MANUAL)
+    other = grooming.run_start(account=account, policy=kept, trigger=PolicyRun.Trigger.MANUAL)
+    assert run is not None and other is not None
+    policy_delete(policy=policy)
+    run.refresh_from_db()
+    other.refresh_from_db()
+    assert (run.policy_id, run.policy_name) == (None, "old")
+    assert other.policy_id == kept.pk

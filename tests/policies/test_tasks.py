@@ -34,7 +34,7 @@ def test_the_nightly_sweep_archives_for_auto_and_enabled_policies_only(
     )
     with django_capture_on_commit_callbacks(execute=True):
         started = nightly_sweep.delay().get()
-    assert [PolicyRun.objects.get(pk=pk).policy for pk in started] == [enabled]
+    assert [PolicyRun.objects.get(pk=pk).policy_id for pk in started] == [enabled.pk]
     swept.refresh_from_db()
     left.refresh_from_db()
     assert swept.archived_at is not None and left.archived_at is None

@@ -173,7 +173,7 @@ def account() -> Account:
 
 
 def runs_of(policy: RetentionPolicy) -> list[PolicyRun]:
-    return list(PolicyRun.objects.filter(policy=policy).order_by("pk"))
+    return list(PolicyRun.objects.filter(policy_id=policy.pk).order_by("pk"))
 
 
 def test_the_nightly_task_archives_for_auto_enabled_policies_only(account, start_worker, send) -> None:  # noqa: ANN001
@@ -283,7 +283,7 @@ def assert_only_the_candidates_archived(account: Account) -> None:
 
 
 def running_with_progress(policy: RetentionPolicy) -> PolicyRun | None:
-    return PolicyRun.objects.filter(policy=policy, status="running", archived__gte=50).first()
+    return PolicyRun.objects.filter(policy_id=policy.pk, status="running", archived__gte=50).first()
 
 
 def test_killing_the_worker_mid_run_leaves_lessons_archived_or_untouched_and_the_next_run_completes(

@@ -367,7 +367,7 @@ def test_confirming_runs_in_the_background_and_shows_the_result(logged_in: Clien
     old_lessons(account, 5)
     LessonFactory(account=account, created_at=timezone.now() - timedelta(days=200), protected=True)
     response = run_now(policy)
-    run = PolicyRun.objects.get(policy=policy)
+    run = PolicyRun.objects.get(policy_id=policy.pk)
     assert response.status_code == 302 and response["Location"] == f"/a/acme/settings/runs/{run.pk}/"
     assert run.status == "done" and run.trigger == "manual" and run.archived == 5
     html = logged_in.get(response["Location"]).content.decode()
@@ -399,7 +399,7 @@ def test_undo_restores_every_lesson_the_run_archived(logged_in: Client, account,
     policy = stale_policy(account)
     old_lessons(account, 4)
     run_now(policy)
-    run = PolicyRun.objects.get(policy=policy)
+    run = PolicyRun.objects.get(policy_id=policy.pk)
     assert Lesson.objects.filter(archived_by_run=run).count() == 4
     response = logged_in.post(f"/a/acme/settings/runs/{run.pk}/undo/", follow=True)
     assert "restored 4 lessons" in response.content.decode()
@@ -411,7 +411,7 @@ def test_run_history_lists_every_run_of_the_policy(logged_in: Client, account, r
     old_lessons(account, 2)
     for _ in range(2):
         run_now(policy)
-    runs = list(PolicyRun.objects.filter(policy=policy))
+    runs = list(PolicyRun.objects.filter(policy_id=policy.pk))
     html = logged_in.get(f"/a/acme/settings/policies/{policy.pk}/").content.decode()
     for run in runs:
         assert f"/a/acme/settings/runs/{run.pk}/" in html
@@ -512,7 +512,7 @@ def test_confirming_archives_exactly_what_the_confirm_page_showed(
     Lesson.objects.filter(pk=late.pk).update(updated_at=timezone.now())
     aging = LessonFactory(account=account, created_at=timezone.now() - timedelta(days=90, seconds=-1))
     run_now(policy, data=form)
-    run = PolicyRun.objects.get(policy=policy)
+    run = PolicyRun.objects.get(policy_id=policy.pk)
     assert run.as_of is not None and run.archived == 3
     archived = set(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True))
     assert archived == {lesson.pk for lesson in shown}
@@ -529,7 +529,7 @@ def test_a_lesson_unpinned_after_the_confirm_page_is_not_archived_by_its_click(
     form = _confirm(logged_in, policy)
     assert logged_in.post(f"/a/acme/explorer/lessons/{pinned.pk}/unpin/").status_code in (200, 302)
     run_now(policy, data=form)
-    run = PolicyRun.objects.get(policy=policy)
+    run = PolicyRun.objects.get(policy_id=policy.pk)
     assert (run.matched, run.archived) == (2, 2)
     assert set(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True)) == {
         lesson.pk for lesson in shown

@@ -234,7 +234,7 @@ def test_two_copies_of_the_nightly_task_started_together_run_each_policy_once() 
 
         assert in_threads(sweep, 2) == []
         for policy in policies:
-            runs = PolicyRun.objects.filter(policy=policy)
+            runs = PolicyRun.objects.filter(policy_id=policy.pk)
             assert runs.count() == 1, (round_number, policy.name, list(runs.values("status", "trigger")))
             assert runs.get().status == PolicyRun.Status.DONE
         assert sorted(started[0] + started[1]) == sorted(

@@ -102,7 +102,7 @@ def test_a_dead_run_is_shown_interrupted_and_run_now_offers_to_complete_it(
     with django_capture_on_commit_callbacks(execute=True):  # the task is sent on commit; Celery is eager here
         logged_in.post(complete, {"as_of": as_of.group(1)})
 
-    first, second = PolicyRun.objects.filter(policy=policy).order_by("pk")
+    first, second = PolicyRun.objects.filter(policy_id=policy.pk).order_by("pk")
     assert (first.status, first.archived) == ("interrupted", 10)
     assert (second.status, second.matched, second.archived) == ("done", 25, 25)
     assert not Lesson.objects.filter(account=account, archived_at__isnull=True).exists()
@@ -141,7 +141,7 @@ def archived_by_a_finished_run(account: Account) -> PolicyRun:
     now = timezone.now()
     run = PolicyRun.objects.create(
         account=account,
-        policy=policy,
+        policy_id=policy.pk,
         policy_name=policy.name,
         trigger=PolicyRun.Trigger.MANUAL,
         status=PolicyRun.Status.DONE,

@@ -284,7 +284,10 @@ def test_the_nightly_sweep_runs_each_accounts_global_policy_on_that_account_only
     )
     with django_capture_on_commit_callbacks(execute=True):
         nightly_sweep()
-    runs = {run.policy.account_id: run for run in PolicyRun.objects.filter(trigger="nightly")}
+    runs = {
+        RetentionPolicy.objects.get(pk=run.policy_id).account_id: run
+        for run in PolicyRun.objects.filter(trigger="nightly")
+    }
     assert set(runs) == {world.account.pk, other_account.pk}
     assert list(
         Lesson.objects.filter(archived_by_run=runs[other_account.pk]).values_list("pk", flat=True)

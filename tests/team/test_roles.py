@@ -9,7 +9,7 @@ from django.test import Client
 
 from config.api import api as ninja_api
 from lore.accounts import ScopeNotAllowed, token_create
-from lore.models import ApiToken, Lesson
+from lore.models import ApiToken, Lesson, PolicyRun
 from lore.roles import ALL_SCOPES, DEFAULT_TOKEN_SCOPES, ROLE_SCOPES, Role
 from lorekit.client import EXIT_AUTH, LoreError
 from policies.models import RetentionPolicy
@@ -161,7 +161,7 @@ def test_a_forged_post_by_a_viewer_answers_403_and_changes_nothing(account) -> N
     lesson.refresh_from_db()
     policy.refresh_from_db()
     assert lesson.archived_at is None and not lesson.protected and not policy.enabled
-    assert not policy.runs.exists()
+    assert not PolicyRun.objects.filter(policy_id=policy.pk).exists()
 
 
 def test_an_editor_runs_review_policies_but_only_an_admin_enables_or_deletes(account) -> None:  # noqa: ANN001

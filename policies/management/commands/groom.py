@@ -13,11 +13,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS
-from lore.models import Account
+from lore.models import Account, PolicyRun
 from lore.rules.codec import RuleError, rule_parse_strict
 from lore.rules.rule import Rule
 from policies import grooming
-from policies.models import PolicyRun, RetentionPolicy
+from policies.models import RetentionPolicy
 
 
 class Command(BaseCommand):
