@@ -208,7 +208,7 @@ def test_a_nightly_sweep_runs_a_policy_once_per_tick(account, store) -> None:  #
     assert grooming.nightly_runs_start(since=tick) == []
     PolicyRun.objects.filter(pk=run.pk).update(status=PolicyRun.Status.INTERRUPTED)
     [again] = grooming.nightly_runs_start(since=tick)  # an interrupted run is finished by the next one
-    assert again.policy == policy
+    assert again.policy_id == policy.pk
     assert grooming.nightly_runs_start(since=timezone.now() + timedelta(seconds=1)) == []  # one still pending
 
 

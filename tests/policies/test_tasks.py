@@ -38,7 +38,7 @@ def test_the_nightly_sweep_archives_for_auto_and_enabled_policies_only(
     swept.refresh_from_db()
     left.refresh_from_db()
     assert swept.archived_at is not None and left.archived_at is None
-    assert not PolicyRun.objects.filter(policy__in=[review, disabled]).exists()
+    assert not PolicyRun.objects.filter(policy_id__in=[review.pk, disabled.pk]).exists()
 
 
 def test_two_sweeps_in_one_tick_run_a_policy_once(account, django_capture_on_commit_callbacks) -> None:  # noqa: ANN001

@@ -238,6 +238,6 @@ def test_two_copies_of_the_nightly_task_started_together_run_each_policy_once() 
             assert runs.count() == 1, (round_number, policy.name, list(runs.values("status", "trigger")))
             assert runs.get().status == PolicyRun.Status.DONE
         assert sorted(started[0] + started[1]) == sorted(
-            PolicyRun.objects.filter(policy__in=policies).values_list("pk", flat=True)
+            PolicyRun.objects.filter(policy_id__in=[p.pk for p in policies]).values_list("pk", flat=True)
         )
         RetentionPolicy.objects.filter(pk__in=[p.pk for p in policies]).update(enabled=False)
