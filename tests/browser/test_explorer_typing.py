@@ -151,6 +151,8 @@ def test_after_every_swap_focus_lands_somewhere_sensible_and_every_action_is_rea
     tab_to(page, "[data-matrix] a.cell")
     page.keyboard.press("Enter")
     expect(page.locator("#pill-row .pill")).to_have_count(2)
+    # Focus comes back when the swap settles (htmx:afterSettle), a moment after the pills arrive: wait for it.
+    expect(page.locator(":focus")).to_have_count(1)
     assert not focused(page, "body")
     # The Archived tab: focus stays on the tab that is now current.
     tab_to(page, "[data-archived-tab]")
