@@ -8,6 +8,11 @@
   function closeSheet() {
     var el = sheet();
     if (!el || !el.innerHTML.trim()) return;
+    if (el.hasAttribute("data-sheet-standalone")) {  // the sheet is the page: closing it goes back to the Explorer
+      var back = document.querySelector(".back-link a");
+      if (back) window.location.assign(back.href);
+      return;
+    }
     var id = el.querySelector("[data-sheet]") && el.querySelector("[data-sheet]").dataset.lessonId;
     el.innerHTML = "";
     el.classList.remove("is-open");
@@ -51,7 +56,7 @@
     if (event.key !== "Escape" || event.defaultPrevented) return;
     if (event.target.closest && event.target.closest(".fc-menu")) return;
     var el = sheet();
-    if (el && el.innerHTML.trim()) { event.preventDefault(); closeSheet(); }
+    if (el && el.innerHTML.trim() && !el.hasAttribute("data-sheet-standalone")) { event.preventDefault(); closeSheet(); }
   });
 
   // "Custom range…" reveals the date inputs instead of navigating; a date change then applies it.

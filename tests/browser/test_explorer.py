@@ -266,6 +266,23 @@ def test_pin_from_the_sheet_updates_the_list(page: Page, store) -> None:  # noqa
     assert card(page, "lessons") == before - 1
 
 
+def test_on_the_standalone_sheet_page_archive_and_restore_swap_the_sheet_in_place(page: Page, store) -> None:  # noqa: ANN001
+    lesson = Lesson.objects.filter(account=store, archived_at=None, protected=False).order_by("pk").first()
+    assert lesson is not None
+    page.goto(f"/a/acme/explorer/lessons/{lesson.pk}/")
+    page.click('[data-action="archive"]')
+    expect(page.locator('[data-action="restore"]')).to_be_visible()
+    lesson.refresh_from_db()
+    assert lesson.archived_at is not None
+    page.click('[data-action="restore"]')
+    expect(page.locator('[data-action="archive"]')).to_be_visible()
+    lesson.refresh_from_db()
+    assert lesson.archived_at is None
+    # Its close button goes back to the Explorer rather than leaving an empty page.
+    page.click("[data-sheet-close]")
+    expect(page).to_have_url(re.compile(r"/a/acme/explorer/$"))
+
+
 def test_sort_most_chosen_orders_by_opened_count(page: Page, store) -> None:  # noqa: ANN001
     page.goto("/a/acme/explorer/")
     page.select_option("#sort-picker", "opened_count")
