@@ -264,7 +264,8 @@ def upload_batches(source: IO[bytes], progress: Progress, lines_per_batch: int =
     chunk: list[bytes] = []
     for line in source:
         chunk.append(line if line.endswith(b"\n") else line + b"\n")
-        progress.tick()
+        if not line.startswith(b'{"export":'):  # an export's trailer rides along but is not a lesson
+            progress.tick()
         if len(chunk) >= lines_per_batch:
             yield b"".join(chunk)
             chunk = []
@@ -273,7 +274,7 @@ def upload_batches(source: IO[bytes], progress: Progress, lines_per_batch: int =
 
 
 def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
-    progress = Progress("sent", forced=args.progress)
+    progress = Progress("sent", forced=args.progress)  # lessons sent, the trailer not counted
     try:
         source: IO[bytes] = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
@@ -282,7 +283,7 @@ def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
         report = client.memory_import(upload_batches(source, progress))
     failed = report["failed"]
     failed_total = report.get("failed_total", len(failed))
-    progress.done(f"sent {progress.count:,} lines")
+    progress.done(f"sent {progress.count:,} lines of lessons")
     human = f"Imported: {report['created']} created, {report['updated']} updated, {failed_total} failed."
     for failure in failed[:20]:
         human += f"\n  line {failure['line']}: {failure.get('field')}: {failure['message']}"
