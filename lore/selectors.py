@@ -33,9 +33,9 @@ KEYSETS = {
     "coldest": (ANNOTATION, "Coldest"),
 }
 ASCENDING = {"coldest"}
-SORTS = {
-    name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")
-}  # the orders the API offers (DESIGN §10)
+# The orders a list can be read in (the Explorer's Sort control, read by the codec); the API offers SORTS.
+LIST_SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated", "coldest")}
+SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")}  # the API's (DESIGN §10)
 DEFAULT_SORT = "newest"
 _DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"

@@ -25,6 +25,7 @@ from lore.conditions import (
 )
 from lore.decay import ANNOTATION, lesson_decay_score
 from lore.inputs import MAX_CONTENT
+from lore.limits import SEARCH_TEXT_MAX
 from lore.scopes import MAX_VALUE_LENGTH
 from lore.selectors import DEFAULT_SORT, MAX_LIMIT, SORTS
 
@@ -229,7 +230,7 @@ SearchIn = schema_model(
     "SearchIn",
     "Text search (every word in the key or the content) with the same filters as a list.",
     {
-        "query": (Annotated[str, StringConstraints(min_length=1, max_length=500)], ...),
+        "query": (Annotated[str, StringConstraints(min_length=1, max_length=SEARCH_TEXT_MAX.value)], ...),
         **_filter_fields(in_query=False),
     },
 )

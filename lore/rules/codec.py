@@ -1,5 +1,6 @@
 """The one codec of the rule language: read a Rule from a query dict, a JSON body or form data, and write it back
-as URL params, JSON and form data.
+as URL params, JSON and form data. A list's request is a rule plus its search and its sort (`Listing`): read by
+the same FilterSet (`listing_parse`, `listing_parse_strict`).
 
 Reading is done by `RuleFilterSet` (django-filter) and gives the rule plus every problem (field, message):
 - strict callers (the REST API, so lorekit and MCP; the groom command) take `rule_parse_strict`, which raises
@@ -19,16 +20,19 @@ from typing import Any
 
 from lore.conditions import DIMENSIONS, PARAMS, canonical_conditions
 from lore.rules.filterset import Problem, RuleFilterSet
-from lore.rules.rule import Rule
+from lore.rules.rule import Listing, Rule
 from lore.scopes import GLOBAL
 
 __all__ = [
+    "Listing",
     "Problem",
     "RuleError",
     "rule_as_form_data",
     "rule_as_json",
     "rule_as_query",
     "rule_from_json",
+    "listing_parse",
+    "listing_parse_strict",
     "rule_parse",
     "rule_parse_strict",
     "retention_text",
@@ -60,10 +64,26 @@ def rule_parse_strict(data: Mapping[str, Any], *, in_policy: bool = True, requir
             "scope is required (global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH)",
         )
     rule, problems = rule_parse(data, in_policy=in_policy)
+    _refuse(problems)
+    return rule
+
+
+def listing_parse(data: Mapping[str, Any]) -> tuple[Listing, list[Problem]]:
+    """A list's rule, search (`q`) and sort, and every problem in them. Never raises (the Explorer URL)."""
+    return RuleFilterSet(data).listing
+
+
+def listing_parse_strict(data: Mapping[str, Any]) -> Listing:
+    """A list's rule, search (`q`) and sort, or RuleError naming the field of the first problem (the REST lists)."""
+    listing, problems = listing_parse(data)
+    _refuse(problems)
+    return listing
+
+
+def _refuse(problems: list[Problem]) -> None:
     if problems:
         first = problems[0]
         raise RuleError(first.field, first.message, first.code)
-    return rule
 
 
 # ---------------------------------------------------------------- writers
