@@ -37,6 +37,7 @@ from lore.purge import purge_forecast, purge_in_words
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import LIST_SORTS, CursorError, Page, lessons_page, run_of_account, scopes_present
+from lore.text import shortened
 
 PAGE_SIZE = 50
 
@@ -154,7 +155,7 @@ class RowView:
     @property
     def excerpt(self) -> str:
         text = " ".join(self.lesson.content.split())
-        return text if len(text) <= 180 else text[:179] + "…"
+        return shortened(text, 180)
 
 
 # Every scalar dimension a row shows, from the registry: the policy dimensions, then the Explorer-only ones.

@@ -233,23 +233,23 @@ def _call(name: str, fields: dict[str, Any]) -> list[str]:
     return [f"    {name}(", *(f"        {k}={_literal(v)}," for k, v in fields.items()), "    ),"]
 
 
+# (the generated tuple's name, its dataclass, the key of registry_data holding its rows), in file order
+TUPLES = (
+    ("PARAMS", "Param", "params"),
+    ("DIMENSIONS", "Dimension", "dimensions"),
+    ("SIGNALS", "Signal", "signals"),
+    ("OPTIONS", "Option", "options"),
+    ("GARDEN_OPTIONS", "Option", "garden_options"),
+)
+
+
 def render() -> str:
     data = registry_data()
-    lines = [HEADER.rstrip("\n"), "", "", "PARAMS: tuple[Param, ...] = ("]
-    for p in data["params"]:
-        lines += _call("Param", p)
-    lines += [")", "DIMENSIONS: tuple[Dimension, ...] = ("]
-    for d in data["dimensions"]:
-        lines += _call("Dimension", d)
-    lines += [")", "SIGNALS: tuple[Signal, ...] = ("]
-    for sig in data["signals"]:
-        lines += _call("Signal", sig)
-    lines += [")", "OPTIONS: tuple[Option, ...] = ("]
-    for o in data["options"]:
-        lines += _call("Option", o)
-    lines += [")", "GARDEN_OPTIONS: tuple[Option, ...] = ("]
-    for o in data["garden_options"]:
-        lines += _call("Option", o)
+    lines = [HEADER.rstrip("\n"), ""]
+    for name, cls, key in TUPLES:
+        lines += [")" if len(lines) > 2 else "", f"{name}: tuple[{cls}, ...] = ("]
+        for row in data[key]:
+            lines += _call(cls, row)
     lines += [
         ")",
         f"SORTS: tuple[str, ...] = {_literal(data['sorts'])}",
