@@ -1,7 +1,7 @@
 from django.http import HttpRequest
 from django.urls import reverse
 
-from lore.access import account_url, role_reason
+from lore.access import account_reverse, role_reason
 from lore.accounts import account_for_user, memberships_of
 from lore.roles import Role, role_allows
 
@@ -29,7 +29,11 @@ def account(request: HttpRequest) -> dict[str, object]:
     membership = getattr(request, "membership", None)
     current = membership.account if membership else account_for_user(user)
     switch = [
-        {"name": m.account.name, "url": account_url(m.account, "/explorer/"), "current": m.account == current}
+        {
+            "name": m.account.name,
+            "url": account_reverse(m.account, "explorer:index"),
+            "current": m.account == current,
+        }
         for m in memberships_of(user)
     ]
     role = membership.role if membership else ""
