@@ -17,8 +17,8 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS
-from lore.rules.codec import listing_parse, rule_as_query
+from lore.conditions import DIMENSIONS
+from lore.rules.codec import LISTING_PARAMS, listing_parse, rule_as_query
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import DEFAULT_SORT, KEYSETS
@@ -351,15 +351,7 @@ def _parse_matrix(raw: str | None, notices: list[str]) -> tuple[str, str]:
     return DEFAULT_MATRIX
 
 
-def _known_params() -> set[str]:
-    names = {"scope", "retention", "range", "from", "to", "q", "sort", "archived", "run", "matrix"}
-    names |= {*PARAMS, *AUXILIARY}
-    for dim in DIMENSIONS_BY_NAME.values():
-        names |= {dim.name, dim.mode_param}
-    return names
-
-
-KNOWN_PARAMS = frozenset(_known_params())
+KNOWN_PARAMS = LISTING_PARAMS | {"range", "from", "to", "archived", "run", "matrix"} | AUXILIARY
 
 
 def _unknown_params(data: Mapping[str, object]) -> list[str]:

@@ -18,12 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lore.conditions import DIMENSIONS, PARAMS, canonical_conditions
+from lore.conditions import DIMENSIONS, canonical_conditions
 from lore.rules.filterset import Problem, RuleFilterSet
 from lore.rules.rule import Listing, Rule
 from lore.scopes import GLOBAL
 
 __all__ = [
+    "LISTING_PARAMS",
+    "RULE_PARAMS",
     "Listing",
     "Problem",
     "RuleError",
@@ -37,6 +39,11 @@ __all__ = [
     "rule_parse_strict",
     "retention_text",
 ]
+
+
+# Every parameter the FilterSet reads: a rule's, a list's search and sort.
+LISTING_PARAMS = frozenset(RuleFilterSet.base_filters)
+RULE_PARAMS = LISTING_PARAMS - {"retention", "q", "sort"}  # one field per part (a JSON rule, a snapshot)
 
 
 class RuleError(ValueError):
@@ -135,8 +142,7 @@ def rule_from_json(snapshot: Mapping[str, Any]) -> Rule:
     data.update(snapshot.get("conditions", {}))
     for name, flt in snapshot.get("dimensions", {}).items():
         data[name], data[f"{name}_mode"] = list(flt["values"]), flt["mode"]
-    known = {"scope", *PARAMS, *(d.name for d in DIMENSIONS), *(d.mode_param for d in DIMENSIONS)}
-    unknown = [name for name in data if name not in known]
+    unknown = [name for name in data if name not in RULE_PARAMS]
     if unknown:
         raise RuleError(unknown[0], f"{unknown[0]}: not a known condition or filter")
     return rule_parse_strict(data, in_policy=False)
