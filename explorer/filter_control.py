@@ -64,6 +64,7 @@ from lore.conditions import (
     DimFilter,
     Param,
     parse_typed,
+    unit_word,
 )
 from lore.rules.codec import rule_as_form_data, rule_as_query
 from lore.rules.rule import Rule
@@ -286,7 +287,7 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
             heading = _GROUP_HEADINGS[param.comparison] if len(params) > 1 else ""
             groups.append(ChoiceGroup(heading, [choice(param, v) for v in presets]))
     low, high = cond.params[0].bounds
-    unit = {"days": " in days", "count": " in times"}.get(cond.unit, f" from {low} to {high}")
+    unit = f" in {unit_word(cond.unit)}" if unit_word(cond.unit) else f" from {low} to {high}"
     example = {"days": "45", "count": ">40"}.get(cond.unit, "<=20")
     if control.condition_counts is not None:
         groups = _counted(control.condition_counts, cond, groups)

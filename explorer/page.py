@@ -21,7 +21,7 @@ from explorer.queries import (
     lessons_shown,
     read_card,
 )
-from explorer.state import MATRIX_DIMENSIONS, RANGES, SORTS, DateRange, ExplorerState, scope_label
+from explorer.state import MATRIX_DIMENSIONS, RANGES, DateRange, ExplorerState, scope_label
 from explorer.templatetags.explorer_tags import ago, thousands
 from lore.conditions import (
     DIMENSIONS,
@@ -36,7 +36,8 @@ from lore.models import Account, Lesson
 from lore.purge import purge_forecast, purge_in_words
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
-from lore.selectors import CursorError, Page, lessons_page, run_of_account, scopes_present
+from lore.selectors import LIST_SORTS, CursorError, Page, lessons_page, run_of_account, scopes_present
+from lore.text import shortened
 
 PAGE_SIZE = 50
 
@@ -154,7 +155,7 @@ class RowView:
     @property
     def excerpt(self) -> str:
         text = " ".join(self.lesson.content.split())
-        return text if len(text) <= 180 else text[:179] + "…"
+        return shortened(text, 180)
 
 
 # Every scalar dimension a row shows, from the registry: the policy dimensions, then the Explorer-only ones.
@@ -224,7 +225,7 @@ def toolbar_context(account: Account, state: ExplorerState) -> dict[str, object]
     return {
         "scope_choices": [(GLOBAL, "All scopes"), *((s, s) for s in scopes)],
         "range_choices": [(key, label) for key, (label, _) in RANGES.items()],
-        "sort_choices": [(key, label) for key, (_, label) in SORTS.items()],
+        "sort_choices": [(key, label) for key, (_, label) in LIST_SORTS.items()],
         "toolbar_hidden": hidden,
     }
 

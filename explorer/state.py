@@ -17,17 +17,13 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, PARAMS
-from lore.limits import SEARCH_TEXT_MAX, LimitExceeded
-from lore.rules.codec import rule_as_query, rule_parse
+from lore.conditions import DIMENSIONS
+from lore.rules.codec import LISTING_PARAMS, listing_parse, rule_as_query
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
-from lore.selectors import DEFAULT_SORT, KEYSETS, search_within_limits, search_words
-from lore.text import CONTROL_CHARS, values_of
+from lore.selectors import DEFAULT_SORT, KEYSETS
 from lore.text import shortened as shown
-
-# The Explorer's Sort control (DESIGN §8): the API's orders plus Recently updated.
-SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated", "coldest")}
+from lore.text import values_of
 
 RANGES: dict[str, tuple[str, timedelta | None]] = {
     "24h": ("Last 24 hours", timedelta(hours=24)),
@@ -38,7 +34,6 @@ RANGES: dict[str, tuple[str, timedelta | None]] = {
 }
 DEFAULT_RANGE = "all"
 READ_WINDOW_ALL_TIME = timedelta(days=90)
-MAX_Q = SEARCH_TEXT_MAX.value
 MATRIX_DIMENSIONS = tuple(d.name for d in DIMENSIONS if d.name != "origin_pr")
 DEFAULT_MATRIX = ("host", "kind")
 
@@ -148,9 +143,11 @@ class ExplorerState:
     @classmethod
     def from_query(cls, data: Mapping[str, object]) -> ExplorerState:
         """The state a query string describes. Never raises; every dropped part leaves a notice."""
-        rule, problems = rule_parse(data)
+        listing, problems = listing_parse(data)  # the rule, the search and the sort: the codec's
         notices = [problem.notice for problem in problems]
         single = _Single(data, notices)
+        for name in ("q", "sort"):
+            single.note_repeats(name)
         raw_range = single.get("range")
         if raw_range == "custom":  # the toolbar's date inputs
             raw_range = f"{single.get('from') or ''}..{single.get('to') or ''}"
@@ -159,10 +156,10 @@ class ExplorerState:
         if range_notice:
             notices.append(range_notice)
         state = cls(
-            rule=rule,
+            rule=listing.rule,
             range=date_range,
-            q=_parse_q(single.get("q"), notices),
-            sort=_parse_sort(single.get("sort"), notices),
+            q=listing.q,
+            sort=listing.sort,
             archived=_parse_flag(single.get("archived"), notices),
             run=_parse_run(single.get("run"), notices),
             matrix=_parse_matrix(_matrix_param(data), notices),
@@ -307,36 +304,15 @@ class _Single:
         self.notices = notices
 
     def get(self, name: str) -> str | None:
+        values = self.note_repeats(name)
+        return values[-1] if values else None
+
+    def note_repeats(self, name: str) -> list[str]:
+        """Every value of `name`; more than one leaves a notice (the codec, like a QueryDict, reads the last)."""
         values = values_of(self.data, name)
-        if not values:
-            return None
         if len(set(values)) > 1:
             self.notices.append(f"“{name}” was given {len(values)} times: kept the last one.")
-        return values[-1]
-
-
-def _parse_q(raw: str | None, notices: list[str]) -> str:
-    if raw is None:
-        return ""
-    text = " ".join(CONTROL_CHARS.sub(" ", raw).split())
-    if len(text) > MAX_Q:
-        notices.append(f"The search was cut to its first {MAX_Q} characters.")
-        text = text[:MAX_Q].strip()
-    try:
-        search_words(text)
-    except LimitExceeded as exc:
-        text = search_within_limits(text)
-        notices.append(f"The search was cut to “{text}”: {exc.message}.")
-    return text
-
-
-def _parse_sort(raw: str | None, notices: list[str]) -> str:
-    if raw in (None, ""):
-        return DEFAULT_SORT
-    if raw in SORTS:
-        return raw
-    notices.append(f"Ignored sort “{shown(raw)}”: use {', '.join(SORTS)}.")
-    return DEFAULT_SORT
+        return values
 
 
 def _parse_flag(raw: str | None, notices: list[str]) -> bool:
@@ -375,15 +351,7 @@ def _parse_matrix(raw: str | None, notices: list[str]) -> tuple[str, str]:
     return DEFAULT_MATRIX
 
 
-def _known_params() -> set[str]:
-    names = {"scope", "retention", "range", "from", "to", "q", "sort", "archived", "run", "matrix"}
-    names |= {*PARAMS, *AUXILIARY}
-    for dim in DIMENSIONS_BY_NAME.values():
-        names |= {dim.name, dim.mode_param}
-    return names
-
-
-KNOWN_PARAMS = frozenset(_known_params())
+KNOWN_PARAMS = LISTING_PARAMS | {"range", "from", "to", "archived", "run", "matrix"} | AUXILIARY
 
 
 def _unknown_params(data: Mapping[str, object]) -> list[str]:

@@ -76,6 +76,16 @@ def account_url(account: Account, path: str) -> str:
     return f"{base}/a/{account.slug}{path}"
 
 
+def account_path(name: str, *args: Any) -> str:
+    """reverse(`name`) without the account part ("/explorer/"): what account_url and account_choices take."""
+    return reverse(name, args=args)[len(get_script_prefix()) - 1 :]
+
+
+def account_reverse(account: Account, name: str, *args: Any) -> str:
+    """reverse(`name`) inside `account`'s URLs, from any request (another account's page, or none)."""
+    return account_url(account, account_path(name, *args))
+
+
 def site_reverse(name: str, *args: Any) -> str:
     """reverse() of a URL outside any account (sign-in, set password), even while answering inside one."""
     before = get_script_prefix()

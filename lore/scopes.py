@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from lore.text import CONTROL_CHARS
+
 SEP = "::"
 GLOBAL = "global"
 MAX_VALUE_LENGTH = 512
 # Control characters, and lone surrogates (valid in a Python str, unencodable in UTF-8: the database refuses them).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 _SEGMENT = re.compile(r"^[a-z0-9][a-z0-9._\-]*$")
 
 
@@ -46,7 +47,7 @@ def parse_scope(raw: str | None) -> str:
     text = str(raw).strip()
     if len(text) > 600:
         raise ScopeError("scope is longer than 600 characters")
-    if _CONTROL.search(text):
+    if CONTROL_CHARS.search(text):
         raise ScopeError("scope contains control characters")
     if text.lower() == GLOBAL:
         return GLOBAL
@@ -67,7 +68,7 @@ def parse_scope(raw: str | None) -> str:
         if kind == "repo":
             return f"repo::{owner}/{repo}"
         branch = parts[2].strip().lower()
-        if not branch or _CONTROL.search(branch) or not re.match(r"^[a-z0-9][a-z0-9._/\-]*$", branch):
+        if not branch or CONTROL_CHARS.search(branch) or not re.match(r"^[a-z0-9][a-z0-9._/\-]*$", branch):
             raise ScopeError("branch name may only hold letters, digits, '.', '_', '/' and '-'")
         return f"branch::{owner}/{repo}::{branch}"
     if ":" in text and SEP not in text:
@@ -84,7 +85,7 @@ def validate_key(raw: str | None) -> str:
     key = str(raw).strip()
     if len(key) > MAX_VALUE_LENGTH:
         raise ScopeError(f"key is longer than {MAX_VALUE_LENGTH} characters", field="key")
-    if _CONTROL.search(key):
+    if CONTROL_CHARS.search(key):
         raise ScopeError("key contains control characters or unencodable text", field="key")
     if SEP in key:
         raise ScopeError("key may not contain '::'", field="key")
@@ -148,6 +149,6 @@ def validate_dimension_value(raw: object, field: str) -> str:
         raise ScopeError(f"{field} holds an empty value", field=field)
     if len(value) > MAX_VALUE_LENGTH:
         raise ScopeError(f"{field} value is longer than {MAX_VALUE_LENGTH} characters", field=field)
-    if _CONTROL.search(value):
+    if CONTROL_CHARS.search(value):
         raise ScopeError(f"{field} value contains control characters or unencodable text", field=field)
     return value

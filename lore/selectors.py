@@ -33,13 +33,14 @@ KEYSETS = {
     "coldest": (ANNOTATION, "Coldest"),
 }
 ASCENDING = {"coldest"}
-SORTS = {
-    name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")
-}  # the orders the API offers (DESIGN §10)
+# The orders a list can be read in (the Explorer's Sort control, read by the codec); the API offers SORTS.
+LIST_SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "updated", "coldest")}
+SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")}  # the API's (DESIGN §10)
 DEFAULT_SORT = "newest"
 _DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"
 MAX_LIMIT = 200
+PAGE_DEFAULT = 50  # lessons on a page when the request does not say
 
 
 class CursorError(ValueError):
@@ -185,7 +186,7 @@ def lessons_page(
     *,
     sort: str = DEFAULT_SORT,
     cursor: str | None = None,
-    limit: int = 50,
+    limit: int = PAGE_DEFAULT,
     now: datetime | None = None,
 ) -> Page:
     """One keyset page of `qs` in `sort` order (one of KEYSETS; ties broken by id, newest first; `coldest`

@@ -19,8 +19,23 @@ from typing import IO, Any
 
 from lorekit import output
 from lorekit.client import EXIT_ERROR, EXIT_OK, EXIT_USAGE, LoreClient, LoreError, dumps
-from lorekit.flags import add_clear_flags, add_condition_flags, add_dimension_flags, clears, rule_body
-from lorekit.registry import DIMENSIONS, PARAMS, POLICY_DIMENSIONS, POLICY_MODES, RETENTION_PARAMS, SORTS
+from lorekit.flags import (
+    add_clear_flags,
+    add_condition_flags,
+    add_dimension_flags,
+    add_option,
+    bounded,
+    clears,
+    rule_body,
+)
+from lorekit.registry import (
+    DIMENSIONS,
+    GARDEN_OPTION,
+    OPTION,
+    PARAMS,
+    POLICY_DIMENSIONS,
+    RETENTION_PARAMS,
+)
 
 Handler = Callable[[LoreClient, argparse.Namespace], int]
 
@@ -381,24 +396,26 @@ def add_garden_command(commands: Commands) -> None:
         cmd_garden,
         "The gardener's findings (near duplicates, superseded, expired ephemera); --apply ID…",
     )
-    garden.add_argument("--apply", type=int, nargs="+", metavar="ID", help="apply these findings (retire)")
+    finding = GARDEN_OPTION["id"]
     garden.add_argument(
-        "--run", action="store_true", help="run an inventory first (what changed since the last)"
+        "--apply",
+        type=bounded(finding.name, finding.low, finding.high),
+        nargs="+",
+        metavar="ID",
+        help="apply these findings (retire)",
     )
+    add_option(garden, GARDEN_OPTION["run"])
     garden.add_argument("--full", action="store_true", help="with --run: examine every lesson")
-    garden.add_argument("--kind", choices=["near_duplicate", "superseded", "expired_ephemera"])
-    garden.add_argument("--scope", help="a scope family: repo::OWNER/REPO covers its branches")
-    garden.add_argument("--status", choices=["open", "dismissed", "applied"], default="open")
+    for name in ("kind", "scope", "status"):
+        add_option(garden, GARDEN_OPTION[name])
 
 
 def add_groom_command(commands: Commands) -> None:
     groom = commands.add(
         "groom", cmd_groom, "Preview what a rule or a saved policy would archive; --run archives it."
     )
-    groom.add_argument(
-        "--scope", help="global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH"
-    )
-    groom.add_argument("--policy-id", type=int, help="groom with a saved policy's rule")
+    add_option(groom, OPTION["scope"])
+    add_option(groom, OPTION["policy_id"], help="groom with a saved policy's rule")
     groom.add_argument("--run", action="store_true", help="archive the matches (asks for confirmation)")
     groom.add_argument("--yes", "-y", action="store_true", help="do not ask (needed without a terminal)")
     groom.add_argument("--limit", type=int, default=20, help="keys to show (0: all; --json shows all)")
@@ -407,18 +424,12 @@ def add_groom_command(commands: Commands) -> None:
 
 
 def add_policy_rule_flags(parser: argparse.ArgumentParser, *, creating: bool) -> None:
-    parser.add_argument("--name", required=creating, help="the policy's name")
-    parser.add_argument("--scope", required=creating, help="global (every scope) or a scope")
-    parser.add_argument(
-        "--mode",
-        choices=POLICY_MODES,
-        default=POLICY_MODES[0] if creating else None,
-        help="review (default): run by hand; auto: swept nightly once enabled",
-    )
+    add_option(parser, OPTION["name"], required=creating)
+    add_option(parser, OPTION["scope"], required=creating, help="global (every scope) or a scope")
+    mode = OPTION["mode"]
+    add_option(parser, mode, default=mode.default if creating else None)
     enabled = parser.add_mutually_exclusive_group()
-    enabled.add_argument(
-        "--enabled", dest="enabled", action="store_const", const=True, help="let auto sweep it"
-    )
+    add_option(enabled, OPTION["enabled"], action="store_const", const=True, default=None)
     enabled.add_argument("--disabled", dest="enabled", action="store_const", const=False)
     add_condition_flags(parser, RETENTION_PARAMS)
     add_dimension_flags(parser, POLICY_DIMENSIONS)
@@ -430,15 +441,15 @@ def add_policy_commands(actions: Commands) -> None:
     update = actions.add(
         "update", cmd_policy_update, "Change a policy; --clear-* removes a condition or filter."
     )
-    update.add_argument("id", type=int)
+    add_option(update, OPTION["id"], positional=True)
     add_policy_rule_flags(update, creating=False)
     add_clear_flags(update, RETENTION_PARAMS, POLICY_DIMENSIONS)
     actions.add("list", cmd_policy_list, "List policies.")
-    actions.add("show", cmd_policy_show, "Show one policy.").add_argument("id", type=int)
+    add_option(actions.add("show", cmd_policy_show, "Show one policy."), OPTION["id"], positional=True)
     delete = actions.add(
         "delete", cmd_policy_delete, "Delete a policy (the rule only: its lessons are not touched)."
     )
-    delete.add_argument("id", type=int)
+    add_option(delete, OPTION["id"], positional=True)
 
 
 def add_lesson_commands(commands: Commands) -> None:
@@ -476,15 +487,12 @@ def add_listing_commands(commands: Commands) -> None:
     ):
         sub = commands.add(name, handler, help_text)
         if name == "search":
-            sub.add_argument("query")
-        sub.add_argument("--scope", help="default: global (the whole account)")
-        sub.add_argument(
-            "--retention", help="conditions in URL form, e.g. min_age_days:90,max_opened_count:0"
-        )
-        sub.add_argument("--sort", choices=SORTS, default=SORTS[0])
-        sub.add_argument("--limit", type=int, default=50)
-        sub.add_argument("--cursor", help="the next page (printed after a page)")
-        sub.add_argument("--archived", action="store_true", help="archived lessons instead of active ones")
+            add_option(sub, OPTION["query"], positional=True)
+        add_option(sub, OPTION["scope"], help="default: global (the whole account)")
+        for option in ("retention", "sort", "limit"):
+            add_option(sub, OPTION[option])
+        add_option(sub, OPTION["cursor"], help="the next page (printed after a page)")
+        add_option(sub, OPTION["archived"])
         add_condition_flags(sub, PARAMS)
         add_dimension_flags(sub, DIMENSIONS)
 

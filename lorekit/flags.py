@@ -1,6 +1,8 @@
 """Command-line flags and request bodies derived from the registry (lorekit.registry, generated from
 lore/conditions.py): one flag per condition param, one per dimension with its `--<dim>-mode`, and on
-`policy update` a `--clear-*` for each. Nothing here names a condition by hand.
+`policy update` a `--clear-*` for each, and one per request field beside the rule (lorekit.registry.OPTIONS: scope,
+sort, limit, a policy's name …), which the MCP tool schemas are built from too. Nothing here names a condition by
+hand.
 """
 
 from __future__ import annotations
@@ -9,26 +11,46 @@ import argparse
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from lorekit.registry import Dimension, Param
+from lorekit.registry import Dimension, Option, Param
 
 
-def bounded(param: Param) -> Callable[[str], int]:
-    """An argparse type: a whole number within the param's bounds (usage error otherwise)."""
+def bounded(name: str, low: int | None, high: int | None, unit_word: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number within [low, high] (usage error otherwise). The bounds stay readable
+    on it (`.low`, `.high`), so a test can compare them with the MCP schema's."""
 
     def parse(text: str) -> int:
-        unit = f" {param.unit_word}" if param.unit_word else ""
+        unit = f" {unit_word}" if unit_word else ""
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"{text!r} is not a whole number{' of' + unit if unit else ''}"
             ) from None
-        if not param.low <= value <= param.high:
-            raise argparse.ArgumentTypeError(f"must be between {param.low} and {param.high:,}{unit}")
+        if low is not None and value < low or high is not None and value > high:
+            bounds = f"between {low} and {high:,}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bounds}{unit}")
         return value
 
-    parse.__name__ = param.name
+    parse.__name__ = name
+    parse.low, parse.high = low, high  # type: ignore[attr-defined]
     return parse
+
+
+def add_option(parser: Any, option: Option, *, positional: bool = False, **overrides: Any) -> None:
+    """The flag of a request field (lorekit.registry.OPTIONS): its type, choices, bounds and help from the
+    registry; `overrides` for what a command adds (required, its own help or default, nargs)."""
+    kwargs: dict[str, Any] = {"help": option.help}
+    if option.kind == "boolean":
+        kwargs["action"] = "store_true"
+    elif option.kind == "choice":
+        kwargs.update(choices=option.choices, default=option.default)
+    elif option.kind == "integer":
+        kwargs.update(type=bounded(option.name, option.low, option.high), default=option.default)
+    kwargs.update(overrides)
+    if positional:
+        parser.add_argument(option.name, **kwargs)
+    else:
+        parser.add_argument(option.flag, dest=option.name, **kwargs)
 
 
 def add_condition_flags(parser: argparse.ArgumentParser, params: Iterable[Param]) -> None:
@@ -37,7 +59,11 @@ def add_condition_flags(parser: argparse.ArgumentParser, params: Iterable[Param]
         metavar = {"days": "DAYS", "score": "SCORE"}.get(param.unit, "N")
         phrase = param.phrase.replace("N ", f"{metavar} ", 1)
         group.add_argument(
-            param.flag, dest=param.name, type=bounded(param), metavar=metavar, help=f"{param.label}: {phrase}"
+            param.flag,
+            dest=param.name,
+            type=bounded(param.name, param.low, param.high, param.unit_word),
+            metavar=metavar,
+            help=f"{param.label}: {phrase}",
         )
 
 

@@ -3,7 +3,8 @@
 Each tool calls the REST API through the same LoreClient as the CLI (with `X-Lore-Surface: mcp`, so reads
 are recorded as MCP reads). Tool input schemas are JSON Schema derived from lorekit.registry, which is
 generated from the server's registry: every condition and dimension filter is reachable from every tool that
-takes a rule.
+takes a rule, and every field beside the rule (scope, sort, limit, a policy's name, …) is the registry's Option,
+the same one lorekit's flag is built from (tests/lorekit/test_tool_schemas.py compares them).
 """
 
 from __future__ import annotations
@@ -21,22 +22,38 @@ from mcp.server.stdio import stdio_server
 from lorekit.client import LoreClient, LoreError, dumps
 from lorekit.registry import (
     DIMENSIONS,
-    NAME_MAX,
+    GARDEN_OPTION,
+    OPTION,
     PARAMS,
     POLICY_DIMENSIONS,
-    POLICY_MODES,
     RETENTION_PARAMS,
-    SORTS,
     Dimension,
+    Option,
     Param,
 )
 
-SCOPE = {
-    "type": "string",
-    "description": "global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH",
-}
+JSON_TYPES = {"string": "string", "integer": "integer", "boolean": "boolean"}
+
+
+def option_schema(option: Option, **overrides: Any) -> dict[str, Any]:
+    """The JSON Schema of a request field beside the rule, from the registry's Option (as its CLI flag is)."""
+    schema: dict[str, Any] = {"description": option.help}
+    if option.kind == "choice":
+        schema["enum"] = list(option.choices)
+    else:
+        schema["type"] = JSON_TYPES[option.kind]
+    low, high = ("minimum", "maximum") if option.kind == "integer" else ("minLength", "maxLength")
+    if option.low is not None:
+        schema[low] = option.low
+    if option.high is not None:
+        schema[high] = option.high
+    if option.default is not None:
+        schema["default"] = option.default
+    return {**schema, **overrides}
+
+
+SCOPE = option_schema(OPTION["scope"])
 ADDRESS = {"type": "string", "description": "SCOPE::KEY, e.g. repo::acme/app::use-uv"}
-ID = {"type": "integer", "minimum": 1}
 
 
 def param_schemas(params: tuple[Param, ...], *, nullable: bool = False) -> dict[str, Any]:
@@ -83,36 +100,14 @@ def rule_schema(*, nullable: bool = False) -> dict[str, Any]:
 
 FILTERS = {
     "scope": {**SCOPE, "description": SCOPE["description"] + " (default global: the whole account)"},
-    "retention": {
-        "type": "string",
-        "description": "conditions in URL form: min_age_days:90,max_opened_count:0",
-    },
+    "retention": option_schema(OPTION["retention"]),
     **param_schemas(PARAMS),
     **dimension_schemas(DIMENSIONS),
-    "sort": {
-        "enum": list(SORTS),
-        "description": "newest (default), opened_count (most chosen first) or coldest (lowest decay score first)",
-    },
-    "limit": {"type": "integer", "minimum": 1, "maximum": 200},
-    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
-    "archived": {"type": "boolean", "description": "archived lessons instead of active ones"},
+    **{name: option_schema(OPTION[name]) for name in ("sort", "limit", "cursor", "archived")},
 }
-POLICY_FIELDS = {
-    "name": {"type": "string", "minLength": 1, "maxLength": NAME_MAX},
-    "scope": SCOPE,
-    "mode": {
-        "enum": list(POLICY_MODES),
-        "description": "review (run by hand, default) or auto (swept nightly)",
-    },
-    "enabled": {"type": "boolean", "description": "auto policies are swept only when enabled"},
-}
-GROOM = obj(
-    {
-        "policy_id": {**ID, "description": "a saved policy (instead of scope + rule)"},
-        "scope": SCOPE,
-        **rule_schema(),
-    }
-)
+POLICY_FIELDS = {name: option_schema(OPTION[name]) for name in ("name", "scope", "mode", "enabled")}
+POLICY_ID = option_schema(OPTION["id"])
+GROOM = obj({"policy_id": option_schema(OPTION["policy_id"]), "scope": SCOPE, **rule_schema()})
 GROOM_RUN = obj(
     {
         **GROOM["properties"],
@@ -179,7 +174,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory.search",
         "Search lessons: every word of query in the key or content, plus the list filters. Delivers the page.",
-        obj({"query": {"type": "string", "minLength": 1}, **FILTERS}, ("query",)),
+        obj({"query": option_schema(OPTION["query"]), **FILTERS}, ("query",)),
         lambda c, a: c.memory_search(a.pop("query"), a),
     ),
     Tool(
@@ -206,13 +201,13 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "policy.update",
         "Change a policy: only the fields given change; a condition or filter set to null is removed.",
-        obj({"id": ID, **POLICY_FIELDS, **rule_schema(nullable=True)}, ("id",)),
+        obj({"id": POLICY_ID, **POLICY_FIELDS, **rule_schema(nullable=True)}, ("id",)),
         lambda c, a: c.policy_update(int(a.pop("id")), a),
     ),
     Tool(
         "policy.delete",
         "Delete a policy (the rule only: no lesson is touched).",
-        obj({"id": ID}, ("id",)),
+        obj({"id": POLICY_ID}, ("id",)),
         lambda c, a: policy_delete(c, int(a["id"])),
     ),
     Tool(
@@ -230,12 +225,7 @@ TOOLS: tuple[Tool, ...] = (
         lambda c, a: c.groom_run(a),
     ),
 )
-GARDEN_FILTERS = {
-    "kind": {"type": "string", "enum": ["near_duplicate", "superseded", "expired_ephemera"]},
-    "scope": SCOPE,
-    "status": {"type": "string", "enum": ["open", "dismissed", "applied"], "default": "open"},
-    "run": {"type": "boolean", "default": False, "description": "run an inventory first"},
-}
+GARDEN_FILTERS = {name: option_schema(GARDEN_OPTION[name]) for name in ("kind", "scope", "status", "run")}
 
 
 def garden_report(client: LoreClient, args: dict[str, Any]) -> dict[str, Any]:
@@ -257,7 +247,7 @@ TOOLS = (
         "garden.apply",
         "Apply one finding: retire its lessons (at most the account's apply cap) as one undoable archive run. "
         "Refused (409) when a lesson changed since the inventory.",
-        obj({"id": ID}, ("id",)),
+        obj({"id": option_schema(GARDEN_OPTION["id"])}, ("id",)),
         lambda c, a: c.finding_apply(int(a["id"])),
     ),
 )

@@ -52,6 +52,25 @@ class Dimension:
 
 
 @dataclass(frozen=True)
+class Option:
+    """A request field beside the rule (scope, sort, limit, a policy's name …): one CLI flag and one MCP tool
+    property each. `kind`: string, integer, boolean or choice; `low`/`high` bound an integer's value or a
+    string's length (None: unbounded)."""
+
+    name: str
+    kind: str
+    help: str
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    default: str | int | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
 class Signal:
     """A time or counter of a lesson, as the seed names it (Recurrence, Delivered, Chosen, …)."""
 
@@ -229,9 +248,64 @@ SIGNALS: tuple[Signal, ...] = (
         meaning="When the lesson was first written.",
     ),
 )
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        name="scope",
+        kind="string",
+        help="global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH",
+    ),
+    Option(
+        name="retention",
+        kind="string",
+        help="conditions in URL form, e.g. min_age_days:90,max_opened_count:0",
+        high=4000,
+    ),
+    Option(
+        name="sort",
+        kind="choice",
+        help="newest (default), opened_count (most chosen first) or coldest (lowest decay score first)",
+        choices=("newest", "opened_count", "coldest"),
+        default="newest",
+    ),
+    Option(name="limit", kind="integer", help="lessons per page", low=1, high=200, default=50),
+    Option(name="cursor", kind="string", help="next_cursor of the previous page", high=500),
+    Option(name="archived", kind="boolean", help="archived lessons instead of active ones"),
+    Option(name="query", kind="string", help="every word in the key or the content", low=1, high=200),
+    Option(name="id", kind="integer", help="the policy's id", low=1),
+    Option(name="policy_id", kind="integer", help="a saved policy (instead of scope + rule)", low=1),
+    Option(name="name", kind="string", help="the policy's name", low=1, high=200),
+    Option(
+        name="mode",
+        kind="choice",
+        help="review (run by hand, default) or auto (swept nightly once enabled)",
+        choices=("review", "auto"),
+        default="review",
+    ),
+    Option(name="enabled", kind="boolean", help="auto policies are swept only when enabled"),
+)
+GARDEN_OPTIONS: tuple[Option, ...] = (
+    Option(
+        name="kind",
+        kind="choice",
+        help="near duplicates, superseded or expired ephemera",
+        choices=("near_duplicate", "superseded", "expired_ephemera"),
+    ),
+    Option(name="scope", kind="string", help="a scope family: repo::OWNER/REPO covers its branches"),
+    Option(
+        name="status",
+        kind="choice",
+        help="open (default), dismissed or applied",
+        choices=("open", "dismissed", "applied"),
+        default="open",
+    ),
+    Option(name="run", kind="boolean", help="run an inventory first (what changed since the last)"),
+    Option(name="id", kind="integer", help="a finding's id", low=1),
+)
 SORTS: tuple[str, ...] = ("newest", "opened_count", "coldest")
 POLICY_MODES: tuple[str, ...] = ("review", "auto")
 NAME_MAX = 200  # a policy's name, typed or automatic
 
+OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
+GARDEN_OPTION: dict[str, Option] = {o.name: o for o in GARDEN_OPTIONS}
 RETENTION_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS if not p.reverse)
 POLICY_DIMENSIONS: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if d.in_policy)

@@ -13,7 +13,14 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from lore.access import account_choices, account_of, account_url, account_view, site_reverse
+from lore.access import (
+    account_choices,
+    account_of,
+    account_path,
+    account_reverse,
+    account_view,
+    site_reverse,
+)
 from lore.accounts import (
     FirstRunClosed,
     MembershipError,
@@ -38,10 +45,14 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect("first_run" if instance_is_empty() else "login")
     memberships = memberships_of(request.user)
     if len(memberships) == 1:
-        return HttpResponseRedirect(account_url(memberships[0].account, "/explorer/"))
+        return HttpResponseRedirect(account_reverse(memberships[0].account, "explorer:index"))
     if not memberships:
         return render(request, "members/no_membership.html")
-    return render(request, "members/choose.html", {"choices": account_choices(memberships, "/explorer/")})
+    return render(
+        request,
+        "members/choose.html",
+        {"choices": account_choices(memberships, account_path("explorer:index"))},
+    )
 
 
 class FirstRunForm(forms.Form):
@@ -83,7 +94,7 @@ def first_run(request: HttpRequest) -> HttpResponse:
         except FirstRunClosed as exc:
             raise Http404("the first account already exists: sign in") from exc
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return HttpResponseRedirect(account_url(account, "/explorer/"))
+        return HttpResponseRedirect(account_reverse(account, "explorer:index"))
     return render(request, "members/first_run.html", {"form": form}, status=422 if form.errors else 200)
 
 

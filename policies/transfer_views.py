@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from lore.access import account_of, account_view
 from lore.activity import person
+from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from lore.limits import IMPORT_BODY_MAX, TRANSFER_EXPIRES, LimitExceeded
 from lore.models import TransferJob
 from lore.roles import Role
@@ -87,17 +88,15 @@ def _job(request: HttpRequest, job_id: int) -> TransferJob:
 
 @require_GET
 @account_view(Role.VIEWER)
-def transfer_job(request: HttpRequest, job_id: int) -> HttpResponse:
+@vary_on_htmx
+def transfer_job(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
     """One job: its progress while it works, then its report or its download link."""
     job = _job(request, job_id)
     downloadable = transfer_job_file(job) is not None
     job.refresh_from_db()
     context = {"job": job, "downloadable": downloadable, "section": SECTION}
-    htmx = getattr(request, "htmx", None)
-    template = "policies/transfer.html#progress" if htmx and not htmx.history_restore_request else None
-    response = render(request, template or "policies/transfer.html", context)
-    response["Vary"] = "HX-Request"
-    return response
+    template = "policies/transfer.html#progress" if is_partial(request) else "policies/transfer.html"
+    return render(request, template, context)
 
 
 @require_GET

@@ -26,12 +26,16 @@ garden_router = Router(tags=["gardener"])
 FindingId = Path(..., ge=1, le=ID_MAX)
 
 
+FindingKind = Literal[tuple(Finding.Kind.values)]  # type: ignore[valid-type]
+FindingStatus = Literal[tuple(Finding.Status.values)]  # type: ignore[valid-type]
+
+
 class FindingsQuery(Schema):
-    kind: Literal["near_duplicate", "superseded", "expired_ephemera"] | None = None
+    kind: FindingKind | None = None  # type: ignore[valid-type]
     scope: str | None = Field(
         None, max_length=600, description="a scope family: repo::OWNER/REPO covers its branches"
     )
-    status: Literal["open", "dismissed", "applied"] = "open"
+    status: FindingStatus = Finding.Status.OPEN.value  # type: ignore[valid-type]
     limit: int = Field(50, ge=1, le=FINDINGS_PAGE_MAX.default)
 
 

@@ -34,8 +34,7 @@ from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_latest
 from lore.roles import Scope
-from lore.rules.codec import rule_parse_strict
-from lore.rules.rule import Rule
+from lore.rules.codec import listing_parse_strict
 from lore.scopes import parse_address, parse_scope, validate_key
 from lore.selectors import lessons_filtered, lessons_page
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
@@ -53,12 +52,6 @@ def no_nul(value: str, field: str) -> str:
     if "\x00" in value:
         raise ApiError(422, f"{field} contains a NUL character", field=field)
     return value
-
-
-def filters_rule(data: Mapping[str, Any]) -> Rule:
-    """The rule of a list/search request (`retention` in URL syntax and/or one field per param), read by the
-    codec; its first problem is the 422."""
-    return rule_parse_strict(data, in_policy=False, require_scope=False)
 
 
 def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[Lesson], scope: str) -> None:
@@ -83,14 +76,17 @@ def lessons_list_page(
     text: str = "",
     rule_data: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One page of the list; the rule is read from `rule_data` (the query string, repeats and all) or `data`."""
+    """One page of the list. Its rule, search and sort are read by the codec (its first problem is the 422) from
+    `rule_data` (the query string, repeats and all) or `data`."""
     account = account_of(request)
-    rule = filters_rule(rule_data if rule_data is not None else data)
-    qs = lessons_filtered(account, rule, q=no_nul(text, "query"), archived=bool(data.get("archived")))
+    source = rule_data if rule_data is not None else data
+    listing = listing_parse_strict({**source, "q": no_nul(text, "query")} if text else source)
+    rule = listing.rule
+    qs = lessons_filtered(account, rule, q=listing.q, archived=bool(data.get("archived")))
     now = timezone.now()
     page = lessons_page(
         lessons_with_decay(qs, now),
-        sort=data["sort"],
+        sort=listing.sort,
         cursor=data.get("cursor"),
         limit=data["limit"],
         now=now,

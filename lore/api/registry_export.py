@@ -20,6 +20,7 @@ from typing import Any
 
 from lore.conditions import DIMENSIONS, NAME_MAX, PARAMS, SIGNALS, unit_word
 
+POLICY_MODES = ("review", "auto")  # policies.models.RetentionPolicy.Mode (tests/lorekit/test_registry.py)
 TARGET = Path(__file__).resolve().parents[2] / "lorekit" / "registry.py"
 
 HEADER = '''"""GENERATED from lore/conditions.py by `python -m lore.api.registry_export`: do not edit by hand.
@@ -76,6 +77,25 @@ class Dimension:
 
 
 @dataclass(frozen=True)
+class Option:
+    """A request field beside the rule (scope, sort, limit, a policy's name …): one CLI flag and one MCP tool
+    property each. `kind`: string, integer, boolean or choice; `low`/`high` bound an integer's value or a
+    string's length (None: unbounded)."""
+
+    name: str
+    kind: str
+    help: str
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    default: str | int | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
 class Signal:
     """A time or counter of a lesson, as the seed names it (Recurrence, Delivered, Chosen, …)."""
 
@@ -89,9 +109,78 @@ class Signal:
 '''
 
 FOOTER = """
+OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
+GARDEN_OPTION: dict[str, Option] = {o.name: o for o in GARDEN_OPTIONS}
 RETENTION_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS if not p.reverse)
 POLICY_DIMENSIONS: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if d.in_policy)
 """
+
+
+def _option(name: str, kind: str, help_text: str, **more: Any) -> dict[str, Any]:
+    return {"name": name, "kind": kind, "help": help_text, **more}
+
+
+def options_data() -> list[dict[str, Any]]:
+    """The fields of list, search, policy and groom requests beside the rule, as the API's schemas bound them."""
+    from lore.api.schemas import CURSOR_MAX, SCOPE_HELP
+    from lore.limits import SEARCH_TEXT_MAX
+    from lore.rules.filterset import RETENTION_TEXT_MAX
+    from lore.selectors import DEFAULT_SORT, MAX_LIMIT, PAGE_DEFAULT, SORTS
+
+    return [
+        _option("scope", "string", SCOPE_HELP),
+        _option(
+            "retention",
+            "string",
+            "conditions in URL form, e.g. min_age_days:90,max_opened_count:0",
+            high=RETENTION_TEXT_MAX,
+        ),
+        _option(
+            "sort",
+            "choice",
+            "newest (default), opened_count (most chosen first) or coldest (lowest decay score first)",
+            choices=tuple(SORTS),
+            default=DEFAULT_SORT,
+        ),
+        _option("limit", "integer", "lessons per page", low=1, high=MAX_LIMIT, default=PAGE_DEFAULT),
+        _option("cursor", "string", "next_cursor of the previous page", high=CURSOR_MAX),
+        _option("archived", "boolean", "archived lessons instead of active ones"),
+        _option("query", "string", "every word in the key or the content", low=1, high=SEARCH_TEXT_MAX.value),
+        _option("id", "integer", "the policy's id", low=1),
+        _option("policy_id", "integer", "a saved policy (instead of scope + rule)", low=1),
+        _option("name", "string", "the policy's name", low=1, high=NAME_MAX),
+        _option(
+            "mode",
+            "choice",
+            "review (run by hand, default) or auto (swept nightly once enabled)",
+            choices=POLICY_MODES,
+            default=POLICY_MODES[0],
+        ),
+        _option("enabled", "boolean", "auto policies are swept only when enabled"),
+    ]
+
+
+def garden_options_data() -> list[dict[str, Any]]:
+    from lore.models import Finding
+
+    return [
+        _option(
+            "kind",
+            "choice",
+            "near duplicates, superseded or expired ephemera",
+            choices=tuple(Finding.Kind.values),
+        ),
+        _option("scope", "string", "a scope family: repo::OWNER/REPO covers its branches"),
+        _option(
+            "status",
+            "choice",
+            "open (default), dismissed or applied",
+            choices=tuple(Finding.Status.values),
+            default=Finding.Status.OPEN.value,
+        ),
+        _option("run", "boolean", "run an inventory first (what changed since the last)"),
+        _option("id", "integer", "a finding's id", low=1),
+    ]
 
 
 def registry_data() -> dict[str, Any]:
@@ -121,8 +210,10 @@ def registry_data() -> dict[str, Any]:
             for s in SIGNALS
         ],
         "sorts": tuple(SORTS),
-        "policy_modes": ("review", "auto"),
+        "policy_modes": POLICY_MODES,
         "name_max": NAME_MAX,
+        "options": options_data(),
+        "garden_options": garden_options_data(),
     }
 
 
@@ -142,17 +233,23 @@ def _call(name: str, fields: dict[str, Any]) -> list[str]:
     return [f"    {name}(", *(f"        {k}={_literal(v)}," for k, v in fields.items()), "    ),"]
 
 
+# (the generated tuple's name, its dataclass, the key of registry_data holding its rows), in file order
+TUPLES = (
+    ("PARAMS", "Param", "params"),
+    ("DIMENSIONS", "Dimension", "dimensions"),
+    ("SIGNALS", "Signal", "signals"),
+    ("OPTIONS", "Option", "options"),
+    ("GARDEN_OPTIONS", "Option", "garden_options"),
+)
+
+
 def render() -> str:
     data = registry_data()
-    lines = [HEADER.rstrip("\n"), "", "", "PARAMS: tuple[Param, ...] = ("]
-    for p in data["params"]:
-        lines += _call("Param", p)
-    lines += [")", "DIMENSIONS: tuple[Dimension, ...] = ("]
-    for d in data["dimensions"]:
-        lines += _call("Dimension", d)
-    lines += [")", "SIGNALS: tuple[Signal, ...] = ("]
-    for sig in data["signals"]:
-        lines += _call("Signal", sig)
+    lines = [HEADER.rstrip("\n"), ""]
+    for name, cls, key in TUPLES:
+        lines += [")" if len(lines) > 2 else "", f"{name}: tuple[{cls}, ...] = ("]
+        for row in data[key]:
+            lines += _call(cls, row)
     lines += [
         ")",
         f"SORTS: tuple[str, ...] = {_literal(data['sorts'])}",

@@ -25,10 +25,13 @@ from lore.conditions import (
 )
 from lore.decay import ANNOTATION, lesson_decay_score
 from lore.inputs import MAX_CONTENT
+from lore.limits import SEARCH_TEXT_MAX
+from lore.rules.filterset import RETENTION_TEXT_MAX
 from lore.scopes import MAX_VALUE_LENGTH
-from lore.selectors import DEFAULT_SORT, MAX_LIMIT, SORTS
+from lore.selectors import DEFAULT_SORT, MAX_LIMIT, PAGE_DEFAULT, SORTS
 
 ID_MAX = 2**63 - 1
+CURSOR_MAX = 500  # characters: a cursor is ours, and ours are short
 SCOPE_HELP = "global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH"
 Scope = Annotated[str, StringConstraints(min_length=1, max_length=600)]
 Value = Annotated[str, StringConstraints(min_length=1, max_length=MAX_VALUE_LENGTH)]
@@ -199,7 +202,7 @@ def _filter_fields(*, in_query: bool) -> dict[str, Any]:
             Field(None, description=f"{SCOPE_HELP}; default global (the whole account)"),
         ),
         "retention": (
-            optional(Annotated[str, StringConstraints(max_length=4000)]),
+            optional(Annotated[str, StringConstraints(max_length=RETENTION_TEXT_MAX)]),
             Field(None, description="Conditions as in the Explorer URL: min_age_days:90,max_opened_count:0"),
         ),
         **param_fields(list(PARAMS.values()), in_query=in_query),
@@ -215,9 +218,9 @@ def _filter_fields(*, in_query: bool) -> dict[str, Any]:
                 description="newest (default), opened_count (most chosen) or coldest (lowest decay score)",
             ),
         ),
-        "limit": (int if in_query else Whole, Field(50, ge=1, le=MAX_LIMIT)),
+        "limit": (int if in_query else Whole, Field(PAGE_DEFAULT, ge=1, le=MAX_LIMIT)),
         "cursor": (
-            optional(Annotated[str, StringConstraints(max_length=500)]),
+            optional(Annotated[str, StringConstraints(max_length=CURSOR_MAX)]),
             Field(None, description="next_cursor of the previous page"),
         ),
     }
@@ -229,7 +232,7 @@ SearchIn = schema_model(
     "SearchIn",
     "Text search (every word in the key or the content) with the same filters as a list.",
     {
-        "query": (Annotated[str, StringConstraints(min_length=1, max_length=500)], ...),
+        "query": (Annotated[str, StringConstraints(min_length=1, max_length=SEARCH_TEXT_MAX.value)], ...),
         **_filter_fields(in_query=False),
     },
 )

@@ -1,5 +1,6 @@
 """The one codec of the rule language: read a Rule from a query dict, a JSON body or form data, and write it back
-as URL params, JSON and form data.
+as URL params, JSON and form data. A list's request is a rule plus its search and its sort (`Listing`): read by
+the same FilterSet (`listing_parse`, `listing_parse_strict`).
 
 Reading is done by `RuleFilterSet` (django-filter) and gives the rule plus every problem (field, message):
 - strict callers (the REST API, so lorekit and MCP; the groom command) take `rule_parse_strict`, which raises
@@ -17,22 +18,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lore.conditions import DIMENSIONS, PARAMS, canonical_conditions
+from lore.conditions import DIMENSIONS, canonical_conditions
 from lore.rules.filterset import Problem, RuleFilterSet
-from lore.rules.rule import Rule
+from lore.rules.rule import Listing, Rule
 from lore.scopes import GLOBAL
 
 __all__ = [
+    "LISTING_PARAMS",
+    "RULE_PARAMS",
+    "Listing",
     "Problem",
     "RuleError",
     "rule_as_form_data",
     "rule_as_json",
     "rule_as_query",
     "rule_from_json",
+    "listing_parse",
+    "listing_parse_strict",
     "rule_parse",
     "rule_parse_strict",
     "retention_text",
 ]
+
+
+# Every parameter the FilterSet reads: a rule's, a list's search and sort.
+LISTING_PARAMS = frozenset(RuleFilterSet.base_filters)
+RULE_PARAMS = LISTING_PARAMS - {"retention", "q", "sort"}  # one field per part (a JSON rule, a snapshot)
 
 
 class RuleError(ValueError):
@@ -60,10 +71,26 @@ def rule_parse_strict(data: Mapping[str, Any], *, in_policy: bool = True, requir
             "scope is required (global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH)",
         )
     rule, problems = rule_parse(data, in_policy=in_policy)
+    _refuse(problems)
+    return rule
+
+
+def listing_parse(data: Mapping[str, Any]) -> tuple[Listing, list[Problem]]:
+    """A list's rule, search (`q`) and sort, and every problem in them. Never raises (the Explorer URL)."""
+    return RuleFilterSet(data).listing
+
+
+def listing_parse_strict(data: Mapping[str, Any]) -> Listing:
+    """A list's rule, search (`q`) and sort, or RuleError naming the field of the first problem (the REST lists)."""
+    listing, problems = listing_parse(data)
+    _refuse(problems)
+    return listing
+
+
+def _refuse(problems: list[Problem]) -> None:
     if problems:
         first = problems[0]
         raise RuleError(first.field, first.message, first.code)
-    return rule
 
 
 # ---------------------------------------------------------------- writers
@@ -115,8 +142,7 @@ def rule_from_json(snapshot: Mapping[str, Any]) -> Rule:
     data.update(snapshot.get("conditions", {}))
     for name, flt in snapshot.get("dimensions", {}).items():
         data[name], data[f"{name}_mode"] = list(flt["values"]), flt["mode"]
-    known = {"scope", *PARAMS, *(d.name for d in DIMENSIONS), *(d.mode_param for d in DIMENSIONS)}
-    unknown = [name for name in data if name not in known]
+    unknown = [name for name in data if name not in RULE_PARAMS]
     if unknown:
         raise RuleError(unknown[0], f"{unknown[0]}: not a known condition or filter")
     return rule_parse_strict(data, in_policy=False)

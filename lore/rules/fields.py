@@ -11,6 +11,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from lore.scopes import ScopeError, parse_scope
+from lore.text import values_of
 
 _WHOLE = re.compile(r"-?[0-9]{1,12}")  # ASCII digits: what the API's schemas take too
 
@@ -56,14 +57,12 @@ class ValuesWidget(forms.Widget):
     """One or many values: a repeated query parameter, a JSON list, or one comma-separated string."""
 
     def value_from_datadict(self, data: Mapping[str, Any], files: Any, name: str) -> list[object] | None:
-        getlist = getattr(data, "getlist", None)
-        raw: object = getlist(name) if getlist is not None else data.get(name)
-        if raw is None or raw == []:
+        values = values_of(data, name)
+        if not values:
             return None
-        if isinstance(raw, list | tuple) and getlist is None:
-            return list(raw)  # a JSON list: each item is one value, commas and all
-        items = raw if isinstance(raw, list | tuple) else [raw]
-        return [part for item in items for part in str(item).split(",")]
+        if not hasattr(data, "getlist") and isinstance(data.get(name), list | tuple):
+            return list(values)  # a JSON list: each item is one value, commas and all
+        return [part for value in values for part in value.split(",")]
 
     def value_omitted_from_data(self, data: Mapping[str, Any], files: Any, name: str) -> bool:
         return name not in data

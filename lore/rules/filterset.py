@@ -1,9 +1,10 @@
 """The rule language's FilterSet, generated from the registry: a filter per condition param, per dimension and
-its mode, the scope and the compound `?retention=` value (django-filter is the engine of the codec).
+its mode, the scope, the compound `?retention=` value, the search and the sort (django-filter is the engine of
+the codec).
 
 Its form does the type and bounds checking (`WholeNumberField(min_value, max_value)` from each condition's
 bounds, a ChoiceField per mode); `RuleFilterSet.rule` and `.problems` assemble what passed into a Rule and say
-what did not, as (field, message) problems. Its `.qs` applies the whole rule in one `filter()` through
+what did not, as (field, message) problems; `.listing` adds the search text and the sort a list is read in. Its `.qs` applies the whole rule in one `filter()` through
 `lore.candidates.rule_predicate`, so the SQL is the candidate query's, never one WHERE per field.
 """
 
@@ -21,12 +22,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from lore.conditions import DIMENSIONS, PARAMS, Dimension, DimFilter, Param, canonical_conditions, unit_word
-from lore.limits import FILTER_VALUES_MAX, TAGS_ALL_MAX, LimitExceeded
+from lore.limits import FILTER_VALUES_MAX, SEARCH_TEXT_MAX, TAGS_ALL_MAX, LimitExceeded
 from lore.models import Lesson
 from lore.rules.fields import ScopeField, ValuesWidget, WholeNumberField, distinct_values
-from lore.rules.rule import Rule
+from lore.rules.rule import Listing, Rule
 from lore.scopes import GLOBAL, MAX_VALUE_LENGTH, ScopeError, validate_dimension_value
-from lore.text import shortened
+from lore.selectors import DEFAULT_SORT, LIST_SORTS, search_within_limits, search_words
+from lore.text import CONTROL_CHARS, shortened
 
 RETENTION_TEXT_MAX = 4000  # characters of ?retention= read; the rest cannot hold more than every condition
 
@@ -121,6 +123,46 @@ class DimensionValuesField(forms.Field):
         return tuple(v[:MAX_VALUE_LENGTH] for v in values)
 
 
+@dataclass(frozen=True)
+class SearchText:
+    """The search as it will be run, and the problems that cut it (over SEARCH_TEXT_MAX, over the word limits)."""
+
+    text: str
+    problems: tuple[Problem, ...] = ()
+
+
+class SearchField(forms.Field):
+    """Search words: control characters read as spaces, runs of whitespace as one. Never raises: a search over a
+    limit keeps what fits, and the problem says what was cut (the Explorer's notice, the API's 422)."""
+
+    def clean(self, value: Any) -> SearchText:
+        text = " ".join(CONTROL_CHARS.sub(" ", "" if value is None else str(value)).split())
+        problems: list[Problem] = []
+        if len(text) > SEARCH_TEXT_MAX.value:
+            error = SEARCH_TEXT_MAX.error("q", got=len(text))
+            text = text[: SEARCH_TEXT_MAX.value].strip()
+            notice = f"The search was cut to its first {SEARCH_TEXT_MAX.value} characters."
+            problems.append(Problem("q", error.message, notice, error.code))
+        try:
+            search_words(text)
+        except LimitExceeded as exc:
+            text = search_within_limits(text)
+            problems.append(
+                Problem("q", exc.message, f"The search was cut to “{text}”: {exc.message}.", exc.code)
+            )
+        return SearchText(text, tuple(problems))
+
+
+class SortField(forms.ChoiceField):
+    """The order a list is read in (`LIST_SORTS`); empty is the default order."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        message = f"sort must be one of {', '.join(LIST_SORTS)}"
+        kwargs["required"] = False
+        choices = [(name, label) for name, (_, label) in LIST_SORTS.items()]
+        super().__init__(choices=choices, error_messages={"invalid_choice": message}, **kwargs)
+
+
 class ModeField(forms.ChoiceField):
     def __init__(self, *, dimension: Dimension, **kwargs: Any) -> None:
         message = f"{dimension.mode_param} must be one of {', '.join(dimension.modes)}"
@@ -151,6 +193,8 @@ def _registry_filters() -> dict[str, RuleFilter]:
     filters = {
         "scope": RuleFilter(ScopeField, label="Scope"),
         "retention": RuleFilter(RetentionField, label="Retention"),
+        "q": RuleFilter(SearchField, label="Search"),
+        "sort": RuleFilter(SortField, label="Sort"),
     }
     for param in PARAMS.values():
         low, high = param.bounds
@@ -211,6 +255,11 @@ class _RuleFilterSetBase(django_filters.FilterSet):
     def problems(self) -> list[Problem]:
         return self._parsed[1]
 
+    @cached_property
+    def listing(self) -> tuple[Listing, list[Problem]]:
+        """The rule, the search and the sort (a list's whole request) and every problem, the rule's first."""
+        return _RuleReader(self).read_listing()
+
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
         from lore.candidates import rule_predicate
 
@@ -260,6 +309,16 @@ class _RuleReader:
         dimensions = self.read_dimensions()
         rule = Rule(scope=scope, conditions=canonical_conditions(self.conditions), dimensions=dimensions)
         return rule, self.problems
+
+    def read_listing(self) -> tuple[Listing, list[Problem]]:
+        rule, problems = self.read()
+        search: SearchText = self.cleaned.get("q") or SearchText("")
+        problems += search.problems
+        if "sort" in self.errors:
+            message, _ = self.message("sort")
+            notice = f"Ignored sort “{self.raw('sort')}”: use {', '.join(LIST_SORTS)}."
+            problems.append(Problem("sort", message, notice))
+        return Listing(rule, search.text, self.cleaned.get("sort") or DEFAULT_SORT), problems
 
     # ------------------------------------------------------------ conditions
 

@@ -93,3 +93,12 @@ class Rule:
         values = [v for v in values if v != value] if value in values else [*values, value]
         mode = current.mode if current else dim.default_mode
         return self.with_dimension(name, DimFilter(tuple(values), mode) if values else None)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A list's request: the rule, the search text and the order it is read in."""
+
+    rule: Rule
+    q: str  # empty: no search
+    sort: str

@@ -12,8 +12,12 @@ from django.utils import timezone
 
 from lore.candidates import lessons_matching
 from lore.conditions import DIMENSIONS, PARAMS, DimFilter
+from lore.limits import SEARCH_WORDS_MAX
 from lore.rules.codec import (
+    Listing,
     RuleError,
+    listing_parse,
+    listing_parse_strict,
     rule_as_form_data,
     rule_as_json,
     rule_as_query,
@@ -35,13 +39,15 @@ RULES = [
 ]
 
 
-def test_the_filterset_has_a_filter_per_condition_per_dimension_and_its_mode_the_scope_and_retention() -> (
+def test_the_filterset_has_a_filter_per_condition_per_dimension_and_its_mode_the_scope_retention_search_and_sort() -> (
     None
 ):
     names = set(RuleFilterSet.base_filters)
     assert names == {
         "scope",
         "retention",
+        "q",
+        "sort",
         *PARAMS,
         *(d.name for d in DIMENSIONS),
         *(d.mode_param for d in DIMENSIONS),
@@ -141,3 +147,31 @@ def test_the_filtersets_queryset_is_the_candidate_query_in_one_statement(
     with django_assert_num_queries(1):
         found = set(filterset.qs.values_list("pk", flat=True))
     assert found == set(expected.values_list("pk", flat=True)) and len(found) == 1
+
+
+def test_a_lists_search_and_sort_are_read_by_the_filterset_with_the_rule() -> None:
+    listing, problems = listing_parse(QueryDict("kind=bus&q=use%09%20uv&sort=opened_count"))
+    assert problems == []
+    assert listing == Listing(Rule(dimensions={"kind": DimFilter(("bus",), "in")}), "use uv", "opened_count")
+    assert listing_parse({})[0] == Listing(Rule(), "", "newest")
+
+
+def test_a_bad_sort_is_a_problem_the_explorer_drops_and_the_api_refuses() -> None:
+    listing, problems = listing_parse(QueryDict("sort=sideways"))
+    assert listing.sort == "newest"
+    assert [(p.field, p.notice) for p in problems] == [
+        ("sort", "Ignored sort “sideways”: use newest, opened_count, updated, coldest.")
+    ]
+    with pytest.raises(RuleError) as refused:
+        listing_parse_strict({"sort": "sideways"})
+    assert refused.value.field == "sort"
+
+
+def test_a_search_over_the_word_limit_keeps_what_fits_and_names_the_limit() -> None:
+    words = " ".join(f"word{i}" for i in range(SEARCH_WORDS_MAX.value + 3))
+    listing, problems = listing_parse({"q": words})
+    assert listing.q.split() == words.split()[: SEARCH_WORDS_MAX.value]
+    assert [(p.field, p.code) for p in problems] == [("q", "limit_exceeded")]
+    with pytest.raises(RuleError) as refused:
+        listing_parse_strict({"q": words})
+    assert (refused.value.field, refused.value.code) == ("q", "limit_exceeded")

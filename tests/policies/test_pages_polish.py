@@ -104,3 +104,25 @@ def test_a_long_auto_name_is_shortened_in_titles_and_headings_with_the_full_name
     assert (
         f'title="{escape(policy.name)}"' in heading
     )  # the whole name, on hover and for assistive technology
+
+
+def test_the_main_nav_links_inside_the_account_and_marks_the_section_of_the_page(logged_in: Client) -> None:
+    for page, current in (
+        ("/a/acme/explorer/", "Explorer"),
+        ("/a/acme/findings/", "Findings"),
+        ("/a/acme/settings/policies/new/", "Retention policies"),
+        ("/a/acme/settings/tokens/", "API tokens"),
+    ):
+        html = logged_in.get(page).content.decode()
+        nav = re.search(r'<nav class="topnav"[^>]*>(.*?)</nav>', html, flags=re.S)
+        assert nav, page
+        links = re.findall(
+            r'<a href="([^"]+)"( class="is-current" aria-current="page")?>([^<]+)</a>', nav.group(1)
+        )
+        assert [label for _, marked, label in links if marked] == [current], page
+        assert [href for href, _, _ in links] == [
+            "/a/acme/explorer/",
+            "/a/acme/findings/",
+            "/a/acme/settings/policies/",
+            "/a/acme/settings/tokens/",
+        ]
