@@ -19,6 +19,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
+from lore import limits
 from lore.decay import SCORE_MAX, decay_score_at_most
 from lore.limits import FILTER_VALUES_MAX
 from lore.rules.fields import WholeNumberField
@@ -512,7 +513,7 @@ def dimensions_q(filters: Mapping[str, DimFilter]) -> Q:
 # ---------------------------------------------------------------- a whole rule (lore.rules.rule.Rule)
 
 
-NAME_MAX = 200  # a policy's name, typed or automatic
+NAME_MAX = limits.NAME_MAX.value  # a policy's name, typed or automatic
 
 
 def auto_name(rule: Rule) -> str:

@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME, MAX_FILTER_VALUES
-from lore.limits import SUPERSEDES_MAX
+from lore.conditions import DIMENSIONS, DIMENSIONS_BY_NAME
+from lore.limits import CONTENT_MAX, SUPERSEDES_MAX, TAGS_PER_LESSON_MAX
 from lore.models import Lesson
 from lore.scopes import (
     Address,
@@ -22,7 +22,7 @@ from lore.scopes import (
     validate_key,
 )
 
-MAX_CONTENT = 100_000
+MAX_CONTENT = CONTENT_MAX.value
 SCALAR_DIMENSIONS = tuple(d.name for d in DIMENSIONS if not d.is_tags and d.name != "owner")
 # Content may hold newlines and tabs, but not NUL or lone surrogates: no database can store those.
 UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
@@ -70,8 +70,8 @@ def _tags(raw_tags: object) -> list[str]:
         raw_tags = [t for t in raw_tags.split(",") if t.strip()]
     if not isinstance(raw_tags, list):
         raise FieldError("tags", "must be a list of strings")
-    if len(raw_tags) > MAX_FILTER_VALUES:
-        raise FieldError("tags", f"holds more than {MAX_FILTER_VALUES} values")
+    if len(raw_tags) > TAGS_PER_LESSON_MAX.value:
+        raise FieldError("tags", f"holds more than {TAGS_PER_LESSON_MAX.value} values")
     for tag in raw_tags:
         if not isinstance(tag, str):
             raise FieldError("tags", "must be a list of strings")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from lore.scopes import ScopeError
+from lore.errors import ScopeError
 
 
 class LimitExceeded(ScopeError):
@@ -85,7 +85,19 @@ TAGS_ALL_MAX = Limit(
 TAGS_PER_LESSON_MAX = Limit(
     "TAGS_PER_LESSON_MAX", 1000, "tags", "on one lesson", field="tags", why="labels written with a lesson"
 )
-VALUE_LENGTH_MAX = Limit("VALUE_LENGTH_MAX", 512, "characters", "in a filter value or label", why="")
+VALUE_LENGTH_MAX = Limit("VALUE_LENGTH_MAX", 512, "characters", "in a filter value, label or key", why="")
+SCOPE_LENGTH_MAX = Limit("SCOPE_LENGTH_MAX", 600, "characters", "in a scope", field="scope")
+RETENTION_TEXT_MAX = Limit(
+    "RETENTION_TEXT_MAX",
+    4000,
+    "characters",
+    "of a ?retention= value read",
+    field="retention",
+    why="the rest cannot hold more than every condition",
+)
+CURSOR_MAX = Limit(
+    "CURSOR_MAX", 500, "characters", "in a page cursor", field="cursor", why="a cursor is ours"
+)
 CONTENT_MAX = Limit("CONTENT_MAX", 100_000, "characters", "of lesson content", field="content")
 NAME_MAX = Limit("NAME_MAX", 200, "characters", "in a policy name", field="name")
 SEARCH_TEXT_MAX = Limit("SEARCH_TEXT_MAX", 200, "characters", "in a search", field="q")

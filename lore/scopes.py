@@ -11,22 +11,15 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from lore.errors import ScopeError as ScopeError  # re-exported: callers read it from here
+from lore.limits import SCOPE_LENGTH_MAX, VALUE_LENGTH_MAX
 from lore.text import CONTROL_CHARS
 
 SEP = "::"
 GLOBAL = "global"
-MAX_VALUE_LENGTH = 512
+MAX_VALUE_LENGTH = VALUE_LENGTH_MAX.value
 # Control characters, and lone surrogates (valid in a Python str, unencodable in UTF-8: the database refuses them).
 _SEGMENT = re.compile(r"^[a-z0-9][a-z0-9._\-]*$")
-
-
-class ScopeError(ValueError):
-    """A scope, key or address that cannot be accepted; the message says what is wrong."""
-
-    def __init__(self, message: str, field: str = "scope") -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
 
 
 def _segment(value: str, what: str) -> str:
@@ -45,8 +38,8 @@ def parse_scope(raw: str | None) -> str:
             "scope is required (global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH)"
         )
     text = str(raw).strip()
-    if len(text) > 600:
-        raise ScopeError("scope is longer than 600 characters")
+    if len(text) > SCOPE_LENGTH_MAX.value:
+        raise ScopeError(f"scope is longer than {SCOPE_LENGTH_MAX.value} characters")
     if CONTROL_CHARS.search(text):
         raise ScopeError("scope contains control characters")
     if text.lower() == GLOBAL:

@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_datetime
 from lore.candidates import lessons_matching
 from lore.conditions import Dimension
 from lore.decay import ANNOTATION, lessons_with_decay
-from lore.limits import SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
+from lore.limits import LIST_PAGE_MAX, SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
 from lore.models import Account, Lesson, LessonTag
 from lore.rules.rule import Rule
 
@@ -39,7 +39,7 @@ SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")} 
 DEFAULT_SORT = "newest"
 _DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"
-MAX_LIMIT = 200
+MAX_LIMIT = LIST_PAGE_MAX.value
 PAGE_DEFAULT = 50  # lessons on a page when the request does not say
 
 

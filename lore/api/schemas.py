@@ -16,6 +16,7 @@ from ninja import Field, Schema
 from pydantic import BeforeValidator, ConfigDict, Strict, StringConstraints, create_model
 from pydantic_core import PydanticCustomError
 
+from lore import limits
 from lore.conditions import (
     DIMENSIONS,
     MAX_FILTER_VALUES,
@@ -31,7 +32,7 @@ from lore.scopes import MAX_VALUE_LENGTH
 from lore.selectors import DEFAULT_SORT, MAX_LIMIT, PAGE_DEFAULT, SORTS
 
 ID_MAX = 2**63 - 1
-CURSOR_MAX = 500  # characters: a cursor is ours, and ours are short
+CURSOR_MAX = limits.CURSOR_MAX.value
 SCOPE_HELP = "global, project::NAME, repo::OWNER/REPO or branch::OWNER/REPO::BRANCH"
 Scope = Annotated[str, StringConstraints(min_length=1, max_length=600)]
 Value = Annotated[str, StringConstraints(min_length=1, max_length=MAX_VALUE_LENGTH)]

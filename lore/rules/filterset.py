@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from lore import limits
 from lore.conditions import DIMENSIONS, PARAMS, Dimension, DimFilter, Param, canonical_conditions, unit_word
 from lore.limits import FILTER_VALUES_MAX, SEARCH_TEXT_MAX, TAGS_ALL_MAX, LimitExceeded
 from lore.models import Lesson
@@ -30,7 +31,7 @@ from lore.scopes import GLOBAL, MAX_VALUE_LENGTH, ScopeError, validate_dimension
 from lore.selectors import DEFAULT_SORT, LIST_SORTS, search_within_limits, search_words
 from lore.text import CONTROL_CHARS, shortened
 
-RETENTION_TEXT_MAX = 4000  # characters of ?retention= read; the rest cannot hold more than every condition
+RETENTION_TEXT_MAX = limits.RETENTION_TEXT_MAX.value
 
 
 @dataclass(frozen=True)

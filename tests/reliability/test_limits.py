@@ -90,3 +90,43 @@ def test_the_preview_keys_limit_defaults_to_preview_keys_default_in_the_openapi_
 
     schema = client.get("/api/v1/openapi.json").json()["components"]["schemas"]["GroomPreviewIn"]
     assert schema["properties"]["keys_limit"]["default"] == PREVIEW_KEYS_DEFAULT.value
+
+
+# Numbers named like a cap that are not limits on input or work, each with why it is not one.
+NOT_LIMITS = {
+    "lore/api/schemas.py:ID_MAX": "the largest id a 64-bit column holds, not a cap we chose",
+    "lore/decay.py:SCORE_MAX": "the top of the decay score's 0–100 scale",
+    "lore/conditions.py:DAYS_MAX": "a condition's bound, declared with the condition (the registry)",
+    "lore/conditions.py:COUNT_MAX": "a condition's bound, declared with the condition (the registry)",
+    "lore/accounts.py:SLUG_MAX": "the width of Account.slug",
+    "lore/activity.py:ACTOR_MAX": "the width of Activity.actor",
+    "members/views.py:USERNAME_MAX": "the width of Django's User.username",
+    "policies/views.py:NEW_TOKEN_MAX_AGE": "how long a new token's one-time display cookie lives, not a cap on work",
+}
+
+
+def test_a_cap_on_input_or_work_is_declared_only_in_lore_limits() -> None:
+    """A module-level `…_MAX`/`MAX_…` bound to a number outside lore/limits.py is a second declaration of a limit
+    (read it from lore.limits instead) unless it is listed, with its reason, in NOT_LIMITS."""
+    import ast
+
+    found = set()
+    for package in ("config", "lore", "policies", "explorer", "members"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative == "lore/limits.py" or "/migrations/" in relative:
+                continue
+            for node in ast.parse(path.read_text()).body:
+                targets = node.targets if isinstance(node, ast.Assign) else []
+                names = [t for t in targets if isinstance(t, ast.Name)]
+                names += [
+                    e for t in targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)
+                ]
+                if not any("_MAX" in n.id or n.id.startswith("MAX_") for n in names):
+                    continue
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                if not any(isinstance(v, (ast.Constant, ast.BinOp)) for v in values):
+                    continue
+                found |= {f"{relative}:{n.id}" for n in names if "_MAX" in n.id or n.id.startswith("MAX_")}
+    assert found - set(NOT_LIMITS) == set(), "declare these in lore/limits.py and read them from there"
+    assert set(NOT_LIMITS) <= found, "NOT_LIMITS names a constant that is gone: drop it from the list"
