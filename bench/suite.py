@@ -73,6 +73,8 @@ def bench_size(
     )
     started = time.monotonic()
     outcomes = rounds_run(available, ctx, rounds=rounds, warmup=warmup, log=_log)
+    for failed in (o for o in outcomes if o.error):  # never timed; said out loud, and "not run" in the report
+        _log(f"[{size.label}] NOT MEASURED {failed.error}")
     result: dict[str, Any] = {
         "size": size.label,
         "lessons": size.lessons,
