@@ -7,6 +7,7 @@ import json
 import pytest
 from django.utils import timezone
 
+from bench.agents import agent_load_measure
 from bench.config import Size, size_parse
 from bench.measure import rounds_run
 from bench.report import BEGIN, END, report_write
@@ -15,7 +16,7 @@ from bench.scenarios import Context, Scenario, scenarios_build
 from bench.store import identities_ensure, store_ensure
 from bench.suite import bench_size
 from lore.models import Lesson
-from tests.services import using_postgres
+from tests.services import require_postgres, using_postgres
 
 TINY = Size(label="500", lessons=500)
 
@@ -104,3 +105,21 @@ def _machine() -> dict[str, object]:
         "postgres": {},
         "commit": "test",
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_agent_load_times_every_agent_request_and_the_explorer_idle_and_loaded() -> None:
+    require_postgres()
+    account, _ = store_ensure(200, log=False)
+    ctx = Context(ids=identities_ensure(account), now=timezone.now())
+    page = next(s for s in scenarios_build(ctx) if s.name == "explorer.page")
+
+    load = agent_load_measure(ctx, page, agents=3, cycles=2, workers=1)
+
+    kinds = load["by_kind"]
+    assert kinds["list"]["ok"] == kinds["search"]["ok"] == 3 * 2
+    assert kinds["read"]["ok"] == 3 * 2  # every list page of the demo store has lessons to read
+    assert load["errors_503"] == load["errors_other"] == 0
+    assert load["requests"] == 3 * 2 * 3 and load["requests_per_s"] > 0
+    assert load["explorer_idle"]["ok"] >= 20 and load["explorer_loaded"]["ok"] >= 20
+    assert load["explorer_ratio_p95"] is not None
