@@ -75,7 +75,8 @@ def _server_env() -> dict[str, str]:
         env["DATABASE_URL"] = f"postgres://{who}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env["DEBUG"] = "false"
     env.setdefault("SECRET_KEY", "bench-only-secret-key-" + "b" * 40)
-    env.setdefault("PYTHONWARNINGS", "ignore:No directory at:UserWarning")  # no collectstatic: no static served
+    # No collectstatic: the bench serves no static file.
+    env.setdefault("PYTHONWARNINGS", "ignore:No directory at:UserWarning")
     return env
 
 
