@@ -10,6 +10,8 @@ from django.utils import timezone
 
 from bench.scenarios import rule_10pct
 from bench.store import Identities, bench_events_clear, store_vacuum
+from lore.limits import RUN_STATEMENT_TIMEOUT_MS
+from lore.timeouts import set_statement_timeout
 from policies import grooming
 
 
@@ -64,6 +66,8 @@ class RssSampler:
 def archive_run_measure(ids: Identities) -> dict[str, object]:
     """Archive what the ~10% rule catches (a real PolicyRun, batched UPDATEs), then undo it; put the store back."""
     since = timezone.now()
+    # What the run's task sets (policies.tasks), not what the scenarios' web requests left on this connection.
+    set_statement_timeout(RUN_STATEMENT_TIMEOUT_MS)
     rule = rule_10pct()
     run = grooming.run_start(account=ids.account, rule=rule, trigger="cli", actor="bench")
     assert run is not None

@@ -1,7 +1,7 @@
 """`make bench` — Lore Explorer at 100k and 1M lessons, side by side with Django's admin (DESIGN.md §13).
 
-    .venv/bin/python bench/run.py --sizes 100k,1m --rounds 25 [--only explorer,admin,api,svc,archive,garden]
-                                  [--explain] [--no-web] [--no-archive]
+    .venv/bin/python bench/run.py --sizes 100k,1m --rounds 25 [--only explorer,admin,api,svc,archive,garden,agents]
+                                  [--explain] [--no-web] [--no-archive] [--agents 16 --agent-cycles 20]
 
 Each size runs in its own process against its own PostgreSQL database (lore_bench_<size>, created and loaded
 on first use, reused afterwards). Results go to bench/results/<timestamp>.json and the generated part of
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
+from bench.agents import AGENT_CYCLES, AGENTS  # noqa: E402
 from bench.config import DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
 
 
@@ -34,13 +35,19 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="interleaved timed rounds")
     parser.add_argument("--warmup", type=int, default=WARMUP, help="untimed requests per scenario first")
     parser.add_argument(
-        "--only", default="", help="scenario names or groups (explorer, admin, api, svc, archive, garden)"
+        "--only",
+        default="",
+        help="scenario names or groups (explorer, admin, api, svc, archive, garden, agents)",
     )
     parser.add_argument(
         "--explain", action="store_true", help="EXPLAIN (ANALYZE, BUFFERS) into bench/EXPLAIN.md"
     )
     parser.add_argument("--no-web", action="store_true", help="skip the gunicorn peak-RSS drive")
     parser.add_argument("--web-requests", type=int, default=300)
+    parser.add_argument(
+        "--agents", type=int, default=AGENTS, help="concurrent agents of the agent-load scenario (0: skip it)"
+    )
+    parser.add_argument("--agent-cycles", type=int, default=AGENT_CYCLES, help="list+search+read cycles each")
     parser.add_argument("--no-archive", action="store_true", help="skip the grooming run and its undo")
     parser.add_argument(
         "--server", default=os.environ.get("BENCH_PG", PG_SERVER), help="PostgreSQL server URL"
@@ -52,6 +59,8 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.agents < 0 or args.agent_cycles < 1:
+        parser.error("--agents must be 0 or more and --agent-cycles at least 1")
     try:
         args.size_list = [size_parse(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError as exc:
@@ -95,6 +104,8 @@ def child_main(args: argparse.Namespace) -> int:
         web_requests=args.web_requests,
         archive=not args.no_archive,
         explain=args.explain,
+        agents=args.agents,
+        agent_cycles=args.agent_cycles,
     )
     Path(args.out).write_text(json.dumps(result, indent=2, default=str))
     return 0

@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import Resolver404, resolve
 
 from bench.store import Identities
+from lore.access import ACCOUNT_PATH, account_reverse
 from lore.conditions import DimFilter
 from lore.models import Lesson
 from lore.rules.rule import Rule
@@ -88,8 +89,10 @@ class Scenario:
     def available(self) -> bool:
         if not self.is_http:
             return True
+        path = self.path.split("?")[0]
+        inside = ACCOUNT_PATH.match(path)  # a dashboard URL resolves without its /a/<slug> part
         try:
-            resolve(self.path.split("?")[0])
+            resolve(inside["rest"] if inside else path)
         except Resolver404:
             return False
         return True
@@ -174,7 +177,7 @@ def _read_bump_in_process(ctx: Context) -> object:
     return page
 
 
-_STATS_URL = re.compile(rb'hx-get="(/explorer/stats/[^"]+)"')
+_STATS_URL = re.compile(rb'hx-get="(/a/[^/"]+/explorer/stats/[^"]+)"')
 
 
 def _stats_url_of(response: HttpResponse) -> str:
@@ -225,13 +228,17 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
     narrowed = {**filtered, **EXTRA_DIMENSION}
     admin_filtered = admin_params(now, FILTERED_CONDITIONS, dims)
     admin_narrowed = admin_params(now, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION})
-    swap_headers = {"HX-Request": "true", "HX-Current-URL": f"http://testserver/explorer/?{_qs(filtered)}"}
+    # The dashboard's real URLs, inside the account (/a/<slug>/explorer/…): a slug-less one answers a redirect.
+    page, stats, menu = (
+        account_reverse(ctx.ids.account, f"explorer:{name}") for name in ("index", "stats", "menu")
+    )
+    swap_headers = {"HX-Request": "true", "HX-Current-URL": f"http://testserver{page}?{_qs(filtered)}"}
     return [
         Scenario(
             "explorer.page",
             "Explorer full page, unfiltered",
             target="explorer_page",
-            path="/explorer/",
+            path=page,
             compare_with="admin.page",
             expect=_newest_key(ctx, {}, {}),
         ),
@@ -239,7 +246,7 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             "explorer.page_filtered",
             "Explorer full page, 2 conditions + 2 filters",
             target="explorer_page",
-            path=f"/explorer/?{_qs(filtered)}",
+            path=f"{page}?{_qs(filtered)}",
             compare_with="admin.page_filtered",
             expect=_newest_key(ctx, FILTERED_CONDITIONS, dims),
         ),
@@ -247,14 +254,14 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             "explorer.partial",
             "Explorer htmx swap after adding a filter (trigger) to the filtered view",
             target="partial",
-            path=f"/explorer/?{_qs(narrowed)}",
+            path=f"{page}?{_qs(narrowed)}",
             headers=swap_headers,
             expect=_newest_key(ctx, FILTERED_CONDITIONS, {**dims, **EXTRA_DIMENSION}),
         ),
         Scenario(
             "explorer.partial_counts",
             "Explorer counts after that swap (cards + matrix + list count, loaded by the swapped-in body)",
-            path=f"/explorer/stats/?{_qs(narrowed)}",
+            path=f"{stats}?{_qs(narrowed)}",
             headers={"HX-Request": "true"},
             expect='data-card="lessons"',
         ),
@@ -262,14 +269,14 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             "explorer.partial_total",
             "Explorer swap + its counts, back to back (what the admin's one page is compared with)",
             method="CALL",
-            call=_swap_and_counts(f"/explorer/?{_qs(narrowed)}", swap_headers),
+            call=_swap_and_counts(f"{page}?{_qs(narrowed)}", swap_headers),
             compare_with="admin.page_narrowed",
         ),
         Scenario(
             "explorer.menu_counts",
             "Filter menu: open the Host section of the filtered view (per-value counts)",
             target="menu_counts",
-            path=f"/explorer/menu/?{_qs({**filtered, 'section': 'host'})}",
+            path=f"{menu}?{_qs({**filtered, 'section': 'host'})}",
             headers={"HX-Request": "true"},
             expect="codex",
         ),
@@ -277,7 +284,7 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             "explorer.menu_counts_all",
             "Filter menu: open the Kind section, unfiltered (counts over every lesson)",
             target="menu_counts",
-            path="/explorer/menu/?section=kind",
+            path=f"{menu}?section=kind",
             headers={"HX-Request": "true"},
             expect="decision",
         ),

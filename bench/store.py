@@ -85,6 +85,8 @@ def store_vacuum() -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
+        # The scenarios' web requests leave their statement timeout on this connection (a session setting).
+        cursor.execute("SET statement_timeout = 0")
         for table in (
             "lore_lesson",
             "lore_lessontag",

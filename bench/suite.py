@@ -57,6 +57,8 @@ def bench_size(
     web_requests: int = 300,
     archive: bool = True,
     explain: bool = False,
+    agents: int = 0,
+    agent_cycles: int = 0,
 ) -> dict[str, Any]:
     """Load (or reuse) the store, measure every available scenario, then the web process and a grooming run."""
     _log(f"[{size.label}] store of {size.lessons:,} lessons")
@@ -66,13 +68,16 @@ def bench_size(
     store_vacuum()
     ids = identities_ensure(account)
     ctx = Context(ids=ids, now=timezone.now())
-    chosen = scenarios_select(scenarios_build(ctx), only)
+    every = scenarios_build(ctx)
+    chosen = scenarios_select(every, only)
     available = [s for s in chosen if s.available()]
     _log(
         f"[{size.label}] {len(available)} scenarios, {rounds} interleaved rounds after {warmup} warm-up each"
     )
     started = time.monotonic()
     outcomes = rounds_run(available, ctx, rounds=rounds, warmup=warmup, log=_log)
+    for failed in (o for o in outcomes if o.error):  # never timed; said out loud, and "not run" in the report
+        _log(f"[{size.label}] NOT MEASURED {failed.error}")
     result: dict[str, Any] = {
         "size": size.label,
         "lessons": size.lessons,
@@ -103,6 +108,14 @@ def bench_size(
 
         _log(f"[{size.label}] the gardener: labelled corpus, then a full inventory and a nightly re-run")
         result["garden"] = {"corpus": corpus_bench(), "inventory": inventory_bench_process(account)}
+    if agents and _wanted("agents", only):
+        from bench.agents import agent_load_measure
+
+        page = next(s for s in every if s.name == "explorer.page")
+        _log(
+            f"[{size.label}] agent load: {agents} agents × {agent_cycles} cycles, Explorer p95 idle vs loaded"
+        )
+        result["agents"] = agent_load_measure(ctx, page, agents=agents, cycles=agent_cycles)
     if archive and _wanted("archive", only):
         _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
         result["archive"] = archive_run_measure(ids)

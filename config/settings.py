@@ -195,7 +195,6 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 LORE_SWEEP_CRONTAB = env("LORE_SWEEP_CRONTAB")
-LORE_ARCHIVE_BATCH_SIZE = env.int("LORE_ARCHIVE_BATCH_SIZE", default=2000)
 # The decay score halves every this many days without an agent open (docs/decay.md).
 LORE_DECAY_HALF_LIFE_DAYS = env.float("LORE_DECAY_HALF_LIFE_DAYS", default=35.0)
 # Dashboard exports and imports (lore.transfer_jobs): their files, an export until TRANSFER_EXPIRES.

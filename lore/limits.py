@@ -214,6 +214,14 @@ PURGE_BATCH = Limit(
     setting="LORE_PURGE_BATCH",
     why="a failed batch rolls back whole and is taken again by the next sweep",
 )
+ARCHIVE_BATCH = Limit(
+    "ARCHIVE_BATCH",
+    2000,
+    "lessons",
+    "archived by a grooming run, or restored by an undo, per transaction",
+    setting="LORE_ARCHIVE_BATCH_SIZE",
+    why="each batch is one statement (lessons and their audit events) committed with the run's counters",
+)
 
 SUPERSEDES_MAX = Limit(
     "SUPERSEDES_MAX",

@@ -20,6 +20,7 @@ from django.utils import timezone
 from lore.activity import activity_record
 from lore.garden.signatures import claims_sync, signatures_sync
 from lore.inputs import LessonInput
+from lore.limits import ARCHIVE_BATCH
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, ReadEvent
 
 Action = LessonEvent.Action
@@ -321,34 +322,52 @@ def lessons_archive_next(
             account=account, lesson_ids=batch, guard=guard, run_id=run_id, reason=reason, actor=actor, now=now
         )
         return batch[-1], len(archived)
+    return _batch_one_statement(
+        picking,
+        Lesson.objects.filter(_archivable(account)).filter(guard),
+        {"archived_at": now, "archived_by_run_id": run_id, "archive_reason": reason[:200]},
+        limit=limit,
+        event=(Action.ARCHIVED, actor, run_id, reason[:500], now),
+    )[:2]
+
+
+def _batch_one_statement(
+    picking: QuerySet[Lesson],
+    changing: QuerySet[Lesson],
+    values: dict[str, object],
+    *,
+    limit: int,
+    event: tuple[str, str, int | None, str, datetime],
+) -> tuple[int | None, int, int | None]:
+    """PostgreSQL: one batch of a bulk archive or restore as one statement. The first `limit` lessons of
+    `picking` (id order) are locked, those of them `changing` still describes get `values`, and each changed
+    lesson gets its audit event `event` (action, actor, run, detail, at) — as CTEs: pick → UPDATE … RETURNING →
+    INSERT of the events. No id list crosses the wire and nothing is read twice. Returns (the last id picked,
+    None when nothing was left; how many changed; the lowest id changed)."""
     with transaction.atomic():
         picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
-        update: UpdateQuery = (
-            Lesson.objects.filter(_archivable(account))
-            .filter(pk__in=RawSQL('SELECT "pk" FROM picked', ()))
-            .filter(guard)
-            .query.chain(UpdateQuery)  # type: ignore[assignment]
-        )
-        update.add_update_values(
-            {"archived_at": now, "archived_by_run_id": run_id, "archive_reason": reason[:200]}
-        )
-        archive, archive_params = update.get_compiler(Lesson.objects.db).as_sql()
+        update: UpdateQuery = changing.filter(pk__in=RawSQL('SELECT "pk" FROM picked', ())).query.chain(
+            UpdateQuery
+        )  # type: ignore[assignment]
+        update.add_update_values(values)
+        change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
         table = Lesson._meta.db_table
         with connection.cursor() as cursor:
             cursor.execute(
                 f"""
                 WITH picked AS ({picked}),
-                archived AS ({archive} RETURNING "{table}"."id", "{table}"."account_id"),
+                changed AS ({change} RETURNING "{table}"."id", "{table}"."account_id"),
                 logged AS (
                     INSERT INTO {LessonEvent._meta.db_table} ({_EVENT_COLUMNS})
-                    SELECT account_id, id, %s, %s, %s, %s, %s FROM archived RETURNING lesson_id
+                    SELECT account_id, id, %s, %s, %s, %s, %s FROM changed RETURNING lesson_id
                 )
-                SELECT (SELECT max("pk") FROM picked), (SELECT count(*) FROM logged)
+                SELECT (SELECT max("pk") FROM picked), (SELECT count(*) FROM logged),
+                       (SELECT min(lesson_id) FROM logged)
                 """,
-                [*picked_params, *archive_params, Action.ARCHIVED, actor, run_id, reason[:500], now],
+                [*picked_params, *change_params, *event],
             )
-            last, archived_count = cursor.fetchone()
-    return last, int(archived_count)
+            last, changed_count, first = cursor.fetchone()
+    return last, int(changed_count), first
 
 
 def lessons_restore(
@@ -367,38 +386,72 @@ def lessons_restore(
         qs = qs.filter(pk__in=list(lesson_ids))
     if run_id is not None:
         qs = qs.filter(archived_by_run_id=run_id)
-    total = 0
-    first: list[int] = []
+    restore = _restore_batch_one_statement if connection.vendor == "postgresql" else _restore_batch
+    detail = f"undo of run {run_id}" if run_id else ""
+    total, after = 0, 0
+    first: int | None = None
     while True:
         with transaction.atomic():
             # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
-            batch = list(qs.select_for_update().order_by("pk").values_list("pk", flat=True)[:2000])
-            if not batch:
-                if total and run_id is None:  # an undo is one row of activity (grooming.run_undo)
-                    _lessons_activity(
-                        account,
-                        Activity.Action.LESSON_RESTORED,
-                        count=total,
-                        first_id=first[0],
-                        actor=actor,
-                        now=now,
-                    )
-                return total
-            first = first or batch[:1]
-            Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(
-                archived_at=None, archived_by_run=None, archive_reason="", superseded_by=None
+            last, restored, lowest = restore(
+                qs, after=after, actor=actor, run_id=run_id, detail=detail, now=now
             )
-            events_for(
-                Lesson.objects.filter(pk__in=batch),
-                action=Action.RESTORED,
-                actor=actor,
-                run_id=run_id,
-                detail=f"undo of run {run_id}" if run_id else "",
-                now=now,
-            )
-            total += len(batch)
-            if on_batch is not None:
-                on_batch(len(batch))
+            if last is None:
+                break
+            after, total = last, total + restored
+            first = first if first is not None else lowest
+            if on_batch is not None and restored:
+                on_batch(restored)
+    if total and run_id is None and first is not None:  # an undo is one row of activity (grooming.run_undo)
+        _lessons_activity(
+            account, Activity.Action.LESSON_RESTORED, count=total, first_id=first, actor=actor, now=now
+        )
+    return total
+
+
+_RESTORED: dict[str, object] = {
+    "archived_at": None,
+    "archived_by_run": None,
+    "archive_reason": "",
+    "superseded_by": None,
+}
+
+
+def _restore_batch_one_statement(
+    qs: QuerySet[Lesson], *, after: int, actor: str, run_id: int | None, detail: str, now: datetime
+) -> tuple[int | None, int, int | None]:
+    """The next RESTORE_BATCH lessons of `qs` after id `after`, restored and logged in one statement."""
+    return _batch_one_statement(
+        qs.filter(pk__gt=after).order_by("pk"),
+        Lesson.objects.filter(archived_at__isnull=False),
+        _RESTORED,
+        limit=ARCHIVE_BATCH.value,
+        event=(Action.RESTORED, actor, run_id, detail, now),
+    )
+
+
+def _restore_batch(
+    qs: QuerySet[Lesson], *, after: int, actor: str, run_id: int | None, detail: str, now: datetime
+) -> tuple[int | None, int, int | None]:
+    """The same batch in three statements (SQLite): pick and lock, UPDATE, INSERT … SELECT of the events."""
+    batch = list(
+        qs.filter(pk__gt=after)
+        .select_for_update()
+        .order_by("pk")
+        .values_list("pk", flat=True)[: ARCHIVE_BATCH.value]
+    )
+    if not batch:
+        return None, 0, None
+    Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(**_RESTORED)
+    events_for(
+        Lesson.objects.filter(pk__in=batch),
+        action=Action.RESTORED,
+        actor=actor,
+        run_id=run_id,
+        detail=detail,
+        now=now,
+    )
+    return batch[-1], len(batch), batch[0]
 
 
 def lesson_restore(*, account: Account, lesson: Lesson, actor: str = "") -> Lesson:

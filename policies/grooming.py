@@ -17,14 +17,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.candidates import archive_guard, candidates, touched_since_count
-from lore.limits import RUN_HEARTBEAT_STALE, RUN_TIME_LIMIT
+from lore.limits import ARCHIVE_BATCH, RUN_HEARTBEAT_STALE, RUN_TIME_LIMIT
 from lore.models import Account, Activity, Lesson, PolicyRun
 from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
@@ -329,7 +328,7 @@ def run_execute(
     try:
         run = _run_claim(run_id)
         if run is not None:
-            _run_archive(run, batch_size or settings.LORE_ARCHIVE_BATCH_SIZE, on_batch)
+            _run_archive(run, batch_size or ARCHIVE_BATCH.value, on_batch)
     finally:
         _locks_held.discard(run_id)
         run_lock_release(run_id)

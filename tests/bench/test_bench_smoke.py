@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import timezone
 
+from bench.agents import agent_load_measure
 from bench.config import Size, size_parse
+from bench.measure import rounds_run
 from bench.report import BEGIN, END, report_write
 from bench.run import arguments
-from bench.store import store_ensure
+from bench.scenarios import Context, Scenario, scenarios_build
+from bench.store import identities_ensure, store_ensure
 from bench.suite import bench_size
 from lore.models import Lesson
-from tests.services import using_postgres
+from tests.services import require_postgres, using_postgres
 
 TINY = Size(label="500", lessons=500)
 
@@ -41,6 +45,32 @@ def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path)
     markdown = (tmp_path / "RESULTS.md").read_text()
     assert BEGIN in markdown and END in markdown and "| preview of a ~10% rule, p95 |" in markdown
     assert "### The gardener" in markdown
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_scenario_answers_200_with_its_expected_row_never_a_redirect() -> None:
+    account, _ = store_ensure(TINY.lessons, log=False)
+    ctx = Context(ids=identities_ensure(account), now=timezone.now())
+    scenarios = scenarios_build(ctx)
+    dashboard = [s for s in scenarios if s.group == "explorer" and s.is_http]
+    assert dashboard and all(s.path.startswith(f"/a/{account.slug}/explorer/") for s in dashboard)
+    assert all(s.available() for s in scenarios)
+
+    outcomes = rounds_run(scenarios, ctx, rounds=1, warmup=0)
+
+    assert {o.scenario.name: o.error for o in outcomes if o.error} == {}
+    assert all(len(o.samples_ms) == 1 for o in outcomes)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scenario_answering_a_redirect_is_an_error_not_a_timing() -> None:
+    account, _ = store_ensure(50, log=False)
+    ctx = Context(ids=identities_ensure(account), now=timezone.now())
+    slugless = Scenario("explorer.slugless", "the Explorer without its account", path="/explorer/")
+
+    (outcome,) = rounds_run([slugless], ctx, rounds=1, warmup=0)
+
+    assert "302" in outcome.error and not outcome.samples_ms
 
 
 @pytest.mark.django_db(transaction=True)
@@ -75,3 +105,21 @@ def _machine() -> dict[str, object]:
         "postgres": {},
         "commit": "test",
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_agent_load_times_every_agent_request_and_the_explorer_idle_and_loaded() -> None:
+    require_postgres()
+    account, _ = store_ensure(200, log=False)
+    ctx = Context(ids=identities_ensure(account), now=timezone.now())
+    page = next(s for s in scenarios_build(ctx) if s.name == "explorer.page")
+
+    load = agent_load_measure(ctx, page, agents=3, cycles=2, workers=1)
+
+    kinds = load["by_kind"]
+    assert kinds["list"]["ok"] == kinds["search"]["ok"] == 3 * 2
+    assert kinds["read"]["ok"] == 3 * 2  # every list page of the demo store has lessons to read
+    assert load["errors_503"] == load["errors_other"] == 0
+    assert load["requests"] == 3 * 2 * 3 and load["requests_per_s"] > 0
+    assert load["explorer_idle"]["ok"] >= 20 and load["explorer_loaded"]["ok"] >= 20
+    assert load["explorer_ratio_p95"] is not None
