@@ -9,6 +9,9 @@ from dataclasses import dataclass
 PG_SERVER = "postgres://postgres@127.0.0.1:5432"
 DEFAULT_ROUNDS = 25
 WARMUP = 3
+# The agent-load scenario (bench/agents.py): concurrent agents and list+search+read cycles each.
+AGENTS = 16
+AGENT_CYCLES = 20
 
 
 @dataclass(frozen=True)

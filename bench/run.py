@@ -25,8 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.agents import AGENT_CYCLES, AGENTS  # noqa: E402
-from bench.config import DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
+from bench.config import AGENT_CYCLES, AGENTS, DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
