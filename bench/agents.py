@@ -17,13 +17,12 @@ from typing import Any
 
 import httpx
 
+from bench.config import AGENT_CYCLES, AGENTS
 from bench.measure import percentile
 from bench.scenarios import Context, Scenario
 from bench.webproc import gunicorn_serving, http_client, http_once
 from lore import demo
 
-AGENTS = 16
-AGENT_CYCLES = 20
 # What the production image runs (Dockerfile, docker-compose.yml).
 WEB_WORKERS = 3
 IDLE_SAMPLES = 20

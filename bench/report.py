@@ -26,8 +26,10 @@ def _fmt(value: float | None, unit: str) -> str:
 
 
 def _limit(target: Target, tier: str) -> str:
-    sign = "≤" if target.unit in ("ms", "MB") else "≥"
-    return f"{sign} {_fmt(target.limit(tier), target.unit)}"
+    bound = target.limit(tier)
+    if bound is None:
+        return "–"
+    return f"{'≤' if target.at_most else '≥'} {_fmt(bound, target.unit)}"
 
 
 def target_value(target: Target, result: dict[str, Any]) -> tuple[float | None, str]:
@@ -41,6 +43,22 @@ def target_value(target: Target, result: dict[str, Any]) -> tuple[float | None, 
         return run.get("run_rows_per_s"), (
             f"{run['archived']:,} rows in {run['run_seconds']} s; undo {run['undo_rows_per_s']:,} rows/s; "
             f"RSS growth {growth} MB"
+        )
+    if target.key == "undo":
+        run = result.get("archive") or {}
+        if not run or not run.get("run_rows_per_s") or not run.get("undo_rows_per_s"):
+            return None, "not run"
+        return round(run["undo_rows_per_s"] / run["run_rows_per_s"], 2), (
+            f"undo {run['undo_rows_per_s']:,} rows/s vs run {run['run_rows_per_s']:,} rows/s"
+        )
+    if target.key == "agent_load":
+        load = result.get("agents") or {}
+        if not load:
+            return None, "not run"
+        idle, loaded = load["explorer_idle"], load["explorer_loaded"]
+        return load["explorer_ratio_p95"], (
+            f"{load['agents']} agents: {load['requests_per_s']} requests/s, p95 {load['p95_ms']} ms, "
+            f"{load['errors_503']} × 503; Explorer p95 idle {idle['p95_ms']} ms → loaded {loaded['p95_ms']} ms"
         )
     if target.key == "ratio":
         pairs = result.get("pairs") or []
@@ -157,6 +175,27 @@ def garden_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def agents_table(results: dict[str, Any]) -> list[str]:
+    lines = [
+        "| size | agents × cycles | workers | requests | requests/s | median | p95 | 503s | other errors | "
+        "list / search / read p95 | Explorer p95 idle → loaded | × |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results["sizes"].values():
+        load = result.get("agents")
+        if not load:
+            continue
+        kinds = " / ".join(f"{load['by_kind'][k]['p95_ms']}" for k in ("list", "search", "read"))
+        lines.append(
+            f"| {result['size']} | {load['agents']} × {load['cycles']} | {load['web_workers']} | "
+            f"{load['requests']:,} | {load['requests_per_s']} | {load['median_ms']} ms | {load['p95_ms']} ms | "
+            f"{load['errors_503']} | {load['errors_other']} | {kinds} ms | "
+            f"{load['explorer_idle']['p95_ms']} → {load['explorer_loaded']['p95_ms']} ms | "
+            f"{load['explorer_ratio_p95']} |"
+        )
+    return lines
+
+
 def web_table(results: dict[str, Any]) -> list[str]:
     lines = [
         "| size | views | requests | worker RSS idle | worker peak RSS (VmHWM) |",
@@ -202,6 +241,10 @@ def generated_markdown(results: dict[str, Any]) -> str:
         "### Grooming run of the ~10% rule and its undo",
         "",
         *runs_table(results),
+        "",
+        "### Agent load (gunicorn, list + search + read per cycle, no think time)",
+        "",
+        *agents_table(results),
         "",
         "### Web process (gunicorn, 1 worker, driven over HTTP)",
         "",

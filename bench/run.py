@@ -25,8 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.agents import AGENT_CYCLES, AGENTS  # noqa: E402
-from bench.config import DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
+from bench.config import AGENT_CYCLES, AGENTS, DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -92,21 +91,26 @@ def child_main(args: argparse.Namespace) -> int:
     django.setup()
     from django.core.management import call_command
 
+    from bench.store import NotEnoughDisk
     from bench.suite import bench_size
 
     call_command("migrate", verbosity=0)
-    result = bench_size(
-        size_parse(args.child),
-        rounds=args.rounds,
-        only=args.only_list,
-        warmup=args.warmup,
-        web=not args.no_web,
-        web_requests=args.web_requests,
-        archive=not args.no_archive,
-        explain=args.explain,
-        agents=args.agents,
-        agent_cycles=args.agent_cycles,
-    )
+    try:
+        result = bench_size(
+            size_parse(args.child),
+            rounds=args.rounds,
+            only=args.only_list,
+            warmup=args.warmup,
+            web=not args.no_web,
+            web_requests=args.web_requests,
+            archive=not args.no_archive,
+            explain=args.explain,
+            agents=args.agents,
+            agent_cycles=args.agent_cycles,
+        )
+    except NotEnoughDisk as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return 2
     Path(args.out).write_text(json.dumps(result, indent=2, default=str))
     return 0
 

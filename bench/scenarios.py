@@ -261,6 +261,7 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
         Scenario(
             "explorer.partial_counts",
             "Explorer counts after that swap (cards + matrix + list count, loaded by the swapped-in body)",
+            target="partial_counts",
             path=f"{stats}?{_qs(narrowed)}",
             headers={"HX-Request": "true"},
             expect='data-card="lessons"',

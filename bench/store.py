@@ -7,6 +7,8 @@ followed here by VACUUM ANALYZE. A store whose lesson count already matches is r
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -50,6 +52,7 @@ def store_ensure(lessons: int, *, log: bool = True) -> tuple[Account, bool]:
     existing = Lesson.objects.filter(account=account).count()
     if existing == lessons:
         return account, False
+    disk_check(lessons, log=log)
     started = time.monotonic()
     if existing:
         _store_clear(account)
@@ -59,6 +62,53 @@ def store_ensure(lessons: int, *, log: bool = True) -> tuple[Account, bool]:
     if log:
         _say(f"\n  loaded {lessons:,} lessons in {time.monotonic() - started:.1f}s")
     return account, True
+
+
+# What a loaded store takes on disk per lesson, measured on the 1M store (2,536 MB for the database: lessons, their
+# indexes, tag rows, gardener band rows, read events), and the room asked for on top of the estimate: the final
+# VACUUM ANALYZE, WAL until a checkpoint, and the archive run and undo the bench makes.
+DISK_BYTES_PER_LESSON = 2_600
+DISK_HEADROOM = 1.5
+
+
+class NotEnoughDisk(RuntimeError):
+    pass
+
+
+def disk_estimate_bytes(lessons: int) -> int:
+    return int(lessons * DISK_BYTES_PER_LESSON)
+
+
+def _data_directory() -> str:
+    """Where PostgreSQL keeps its files, when the server is on this machine (else the root file system)."""
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute("SHOW data_directory")
+            path = str(cursor.fetchone()[0])
+        except Exception:  # not a superuser: the setting is hidden
+            return "/"
+    return path if os.path.isdir(path) else "/"
+
+
+def disk_check(lessons: int, *, log: bool = True) -> None:
+    """Say how much disk loading `lessons` takes, and refuse (NotEnoughDisk) when the file system PostgreSQL
+    writes to has less free than that plus headroom."""
+    if connection.vendor != "postgresql":
+        return
+    need = disk_estimate_bytes(lessons)
+    where = _data_directory()
+    free = shutil.disk_usage(where).free
+    gb = 1024**3
+    if log:
+        _say(
+            f"  loading {lessons:,} lessons takes about {need / gb:.1f} GB of disk "
+            f"({DISK_BYTES_PER_LESSON:,} bytes per lesson); {free / gb:.1f} GB free at {where}"
+        )
+    if free < need * DISK_HEADROOM:
+        raise NotEnoughDisk(
+            f"not enough disk to load {lessons:,} lessons: about {need / gb:.1f} GB needed "
+            f"(× {DISK_HEADROOM} headroom = {need * DISK_HEADROOM / gb:.1f} GB), {free / gb:.1f} GB free at {where}"
+        )
 
 
 def _store_clear(account: Account) -> None:

@@ -13,7 +13,7 @@ from bench.measure import rounds_run
 from bench.report import BEGIN, END, report_write
 from bench.run import arguments
 from bench.scenarios import Context, Scenario, scenarios_build
-from bench.store import identities_ensure, store_ensure
+from bench.store import NotEnoughDisk, identities_ensure, store_ensure
 from bench.suite import bench_size
 from lore.models import Lesson
 from tests.services import require_postgres, using_postgres
@@ -123,3 +123,18 @@ def test_the_agent_load_times_every_agent_request_and_the_explorer_idle_and_load
     assert load["requests"] == 3 * 2 * 3 and load["requests_per_s"] > 0
     assert load["explorer_idle"]["ok"] >= 20 and load["explorer_loaded"]["ok"] >= 20
     assert load["explorer_ratio_p95"] is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_store_bigger_than_the_free_disk_is_refused_before_a_lesson_is_written() -> None:
+    require_postgres()
+    with pytest.raises(NotEnoughDisk, match="not enough disk"):
+        store_ensure(10**13, log=False)  # ~26 PB by the estimate
+    assert not Lesson.objects.exists()
+
+
+def test_sizes_go_up_to_10m_and_past_3m_are_judged_on_the_10m_targets() -> None:
+    assert size_parse("10m").lessons == 10_000_000 and size_parse("10m").tier == "10m"
+    assert size_parse("1m").tier == "1m" and size_parse("100k").tier == "100k"
+    with pytest.raises(ValueError):
+        size_parse("11m")
