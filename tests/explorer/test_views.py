@@ -12,6 +12,7 @@ from django.utils import timezone
 from lore.candidates import candidates
 from lore.conditions import DimFilter
 from lore.models import Lesson, LessonEvent, ReadEvent
+from lore.reads import reads_settle
 from lore.rules.rule import Rule
 from lore.services import lessons_archive
 from policies import grooming
@@ -227,6 +228,7 @@ def test_opening_the_detail_sheet_is_a_delivery_not_a_choice(logged_in: Client, 
     lesson = store["new"]
     response = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **HX)
     assert response.status_code == 200
+    reads_settle(lesson.account)
     lesson.refresh_from_db()
     assert (lesson.read_count, lesson.opened_count, lesson.last_opened_at) == (101, 0, None)
     event = ReadEvent.objects.get()
