@@ -14,7 +14,7 @@ from lore.conditions import DimFilter
 from lore.models import Lesson, LessonEvent, ReadEvent
 from lore.reads import reads_settle
 from lore.rules.rule import Rule
-from lore.services import lessons_archive
+from lore.services import lesson_open, lessons_archive
 from policies import grooming
 from policies.models import PolicyRun
 from tests.factories import LessonFactory
@@ -764,3 +764,26 @@ def test_another_accounts_tombstone_is_not_shown(logged_in: Client, other_accoun
     lesson = LessonFactory(account=other_account, key="theirs", archived_at=days_ago(400))
     account_purge(other_account)
     assert logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/").status_code == 404
+
+
+def test_the_list_rows_and_the_sheet_show_reads_not_yet_folded(logged_in: Client, store) -> None:  # noqa: ANN001
+    lesson = store["new"]
+    for _ in range(2):
+        lesson_open(account=lesson.account, lesson=lesson, surface="mcp")
+    row = re.search(r'data-key="new".*?</tr>', logged_in.get("/a/acme/explorer/").content.decode(), re.S)
+    assert row is not None
+    assert 'data-col="delivered" data-label="Delivered">102<' in row.group(0)
+    assert 'data-col="chosen" data-label="Chosen">2<' in row.group(0)
+    sheet = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **HX).content.decode()
+    assert 'data-signal="delivered">103<' in sheet and 'data-signal="chosen">2<' in sheet
+    lesson.refresh_from_db()
+    assert (lesson.read_count, lesson.opened_count) == (100, 0)  # still buffered
+
+
+def test_the_explorer_filtered_on_a_counter_counts_reads_not_yet_folded(logged_in: Client, store) -> None:  # noqa: ANN001
+    never_chosen = {"retention": "max_opened_count:0"}
+    old = {x.key for x in store["old"]}
+    assert old <= set(keys(logged_in.get("/a/acme/explorer/", never_chosen)))
+    for lesson in store["old"]:
+        lesson_open(account=lesson.account, lesson=lesson, surface="mcp")
+    assert not set(keys(logged_in.get("/a/acme/explorer/", never_chosen))) & old
