@@ -103,6 +103,11 @@ def bench_size(
 
         _log(f"[{size.label}] the gardener: labelled corpus, then a full inventory and a nightly re-run")
         result["garden"] = {"corpus": corpus_bench(), "inventory": inventory_bench_process(account)}
+    if _wanted("reads", only):
+        from bench.reads import reads_bench
+
+        _log(f"[{size.label}] read bumps in place vs buffered, the visibility map, the fold")
+        result["reads"] = reads_bench(ids)
     if archive and _wanted("archive", only):
         _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
         result["archive"] = archive_run_measure(ids)
