@@ -33,12 +33,11 @@ from explorer.state import ExplorerState
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.conditions import CONDITIONS_BY_KEY
-from lore.decay import lesson_decay_score
 from lore.garden.selectors import lesson_supersedes
 from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from lore.models import Account, Lesson, LessonEvent
 from lore.purge import purged_message, tombstone_of_lesson
-from lore.reads import lesson_exact, reads_settle_for, rule_fields
+from lore.reads import lesson_decay_score_exact, lesson_exact, reads_settle_for, rule_fields
 from lore.roles import Role
 from lore.rules.codec import rule_parse
 from lore.selectors import sort_field
@@ -189,7 +188,7 @@ def _sheet(request: HtmxHttpRequest, lesson: Lesson, *, changed: bool = False) -
             "signals": signal_values(lesson),
             "superseded_by": lesson.superseded_by if lesson.superseded_by_id else None,
             "supersedes": lesson_supersedes(lesson),
-            "decay_score": lesson_decay_score(lesson, timezone.now()),
+            "decay_score": lesson_decay_score_exact(lesson, timezone.now()),
             "decay_help": CONDITIONS_BY_KEY["decay"].help,
         },
     )

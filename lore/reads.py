@@ -41,7 +41,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest
 
 from lore.decay import ANNOTATION as DECAY
-from lore.decay import DECAY_INPUTS
+from lore.decay import DECAY_INPUTS, decay_score
 from lore.limits import READS_FOLD_BATCH, READS_FOLD_RUN_MAX, READS_FOLD_TIME_LIMIT
 from lore.models import Account, Lesson, LessonRead
 from lore.rules.rule import Rule
@@ -63,7 +63,8 @@ FOLDS = (
     Fold("opened_count", "opens", Count("pk", filter=Q(opened=True)), "add"),
     Fold("last_opened_at", "last_open", Max("at", filter=Q(opened=True)), "latest"),
 )
-COUNTER_FIELDS = frozenset(fold.field for fold in FOLDS)
+FOLDS_BY_FIELD = {fold.field: fold for fold in FOLDS}
+COUNTER_FIELDS = frozenset(FOLDS_BY_FIELD)
 PENDING = "pending_"  # the prefix of the annotations lessons_with_pending adds
 
 
@@ -95,6 +96,31 @@ def _pending_of(fold: Fold) -> Coalesce | Subquery:
 def lessons_with_pending(qs: QuerySet[Lesson]) -> QuerySet[Lesson]:
     """`qs` with each lesson's pending reads, read by the same statement (`pending_apply` adds them)."""
     return qs.annotate(**{PENDING + fold.bump: _pending_of(fold) for fold in FOLDS})
+
+
+def _exact(field: str) -> Any:
+    """The expression of a counter with its pending reads, for SQL that must read it exact (the decay shown)."""
+    fold = FOLDS_BY_FIELD[field]
+    pending = _pending_of(fold)
+    if fold.how == "add":
+        return F(fold.field) + pending
+    return Greatest(
+        Coalesce(F(fold.field), pending), Coalesce(pending, F(fold.field))
+    )  # NULL-proof everywhere
+
+
+def lessons_with_exact_decay(qs: QuerySet[Lesson], now: datetime) -> QuerySet[Lesson]:
+    """`qs` with each lesson's decay score as shown: from its last open and Chosen with pending reads included.
+    (Rules and the Coldest order read the stored columns, after reads_settle_for.)"""
+    score = decay_score(now, last_open=_exact("last_opened_at"), opened=_exact("opened_count"))
+    return qs.annotate(**{DECAY: score})
+
+
+def lesson_decay_score_exact(lesson: Lesson, now: datetime) -> int:
+    """One lesson's decay score as shown (pending reads included)."""
+    return int(
+        lessons_with_exact_decay(Lesson.objects.filter(pk=lesson.pk), now).values_list(DECAY, flat=True)[0]
+    )
 
 
 def _latest(first: datetime | None, second: datetime | None) -> datetime | None:

@@ -28,12 +28,11 @@ from lore.api.schemas import (
     ProtectIn,
     SearchIn,
 )
-from lore.decay import lessons_with_decay
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_latest
-from lore.reads import lesson_exact, reads_settle_for, rule_fields
+from lore.reads import lesson_exact, lessons_with_exact_decay, reads_settle_for, rule_fields
 from lore.roles import Scope
 from lore.rules.codec import listing_parse_strict
 from lore.scopes import parse_address, parse_scope, validate_key
@@ -94,7 +93,7 @@ def lessons_list_page(
     qs = lessons_filtered(account, rule, q=listing.q, archived=bool(data.get("archived")))
     now = timezone.now()
     page = lessons_page(
-        lessons_with_decay(qs, now),
+        lessons_with_exact_decay(qs, now),  # shown; the Coldest order sorts on the stored one
         sort=listing.sort,
         cursor=data.get("cursor"),
         limit=data["limit"],

@@ -84,3 +84,13 @@ def test_unseen_days_reads_the_last_open_not_yet_folded(account) -> None:  # noq
         lessons_deliver(account=account, lesson_ids=[opened.pk], scope=SCOPE, surface="api")
     preview = grooming.preview(account, Rule(scope=SCOPE, conditions={"unseen_days": 90}))
     assert [key["key"] for key in preview.keys] == ["forgotten"]
+
+
+def test_the_decay_score_shown_counts_an_open_not_yet_folded(api, account) -> None:  # noqa: ANN001
+    long_ago = timezone.now() - timedelta(days=400)
+    lesson = LessonFactory(account=account, key="k", created_at=long_ago, last_opened_at=None, opened_count=0)
+    assert api.get(f"/memories/{lesson.pk}").json()["decay_score"] == 0
+    lesson_open(account=account, lesson=lesson, surface="mcp")
+    assert api.get(f"/memories/{lesson.pk}").json()["decay_score"] == 100
+    assert api.get("/memories", scope=SCOPE).json()["items"][0]["decay_score"] == 100
+    assert stored(lesson)[1] == 0  # Chosen still buffered
