@@ -196,6 +196,46 @@ def agents_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _mark(ok: bool) -> str:
+    return "✅" if ok else "❌"
+
+
+def reads_table(results: dict[str, Any]) -> list[str]:
+    """Issue 16's reads without write amplification (bench/reads.py): the bump of a page before and after the
+    read buffer, its statements per page size, the share of lore_lesson's pages all-visible after the reads
+    (autovacuum off on the table), and the fold."""
+    lines = [
+        "| size | bump of 50, p95: in place → buffered | write statements (lesson rows rewritten) per page of "
+        "1/50/200: in place → buffered | "
+        "all-visible: vacuumed → after in-place reads → after buffered reads | same statements, no lesson row | "
+        "stays all-visible | fold | all-visible after fold → + VACUUM |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results["sizes"].values():
+        reads = result.get("reads")
+        if not reads or "error" in reads:
+            continue
+        bump, visible, fold = reads["bump"], reads["all_visible"], reads["fold"]
+        writes = reads["writes_per_page"]
+        per_size = {
+            kind: "/".join(f"{w['statements']} ({w['lesson_rows']} rows)" for w in writes[kind].values())
+            for kind in writes
+        }
+        buffered = writes["buffered"].values()
+        one_statement = len({w["statements"] for w in buffered}) == 1 and not any(
+            w["lesson_rows"] for w in buffered
+        )
+        lines.append(
+            f"| {result['size']} | {bump['in_place']['p95_ms']:.1f} ms → {bump['buffered']['p95_ms']:.1f} ms | "
+            f"{per_size['in_place']} → {per_size['buffered']} | {visible['vacuumed']:.1%} → "
+            f"{visible['after_in_place']:.1%} → {visible['after_buffered']:.1%} | "
+            f"{_mark(one_statement)} | {_mark(visible['after_buffered'] >= visible['vacuumed'])} | "
+            f"{fold['rows']:,} rows in {fold['seconds']} s ({fold['rows_per_s']:,} rows/s) | "
+            f"{visible['after_fold']:.1%} → {visible['after_fold_and_vacuum']:.1%} (VACUUM {fold['vacuum_seconds']} s) |"
+        )
+    return lines
+
+
 def web_table(results: dict[str, Any]) -> list[str]:
     lines = [
         "| size | views | requests | worker RSS idle | worker peak RSS (VmHWM) |",
@@ -245,6 +285,10 @@ def generated_markdown(results: dict[str, Any]) -> str:
         "### Agent load (gunicorn, list + search + read per cycle, no think time)",
         "",
         *agents_table(results),
+        "",
+        "### Reads without write amplification (bench/reads.py: pages of 50 random lessons)",
+        "",
+        *reads_table(results),
         "",
         "### Web process (gunicorn, 1 worker, driven over HTTP)",
         "",

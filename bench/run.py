@@ -1,6 +1,6 @@
 """`make bench` — Lore Explorer at 100k and 1M lessons, side by side with Django's admin (DESIGN.md §13).
 
-    .venv/bin/python bench/run.py --sizes 100k,1m --rounds 25 [--only explorer,admin,api,svc,archive,garden,agents]
+    .venv/bin/python bench/run.py --sizes 100k,1m --rounds 25 [--only explorer,admin,api,svc,archive,garden,reads,agents]
                                   [--explain] [--no-web] [--no-archive] [--agents 16 --agent-cycles 20]
 
 Each size runs in its own process against its own PostgreSQL database (lore_bench_<size>, created and loaded
@@ -36,7 +36,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         default="",
-        help="scenario names or groups (explorer, admin, api, svc, archive, garden, agents)",
+        help="scenario names or groups (explorer, admin, api, svc, archive, garden, reads, agents)",
     )
     parser.add_argument(
         "--explain", action="store_true", help="EXPLAIN (ANALYZE, BUFFERS) into bench/EXPLAIN.md"

@@ -116,7 +116,7 @@ def _store_clear(account: Account) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
                 "TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lessonband, lore_supersedesclaim, "
-                "lore_findingmember, lore_finding, lore_lesson"
+                "lore_findingmember, lore_finding, lore_lessonread, lore_lesson"
             )
     else:
         Lesson.objects.filter(account=account).delete()

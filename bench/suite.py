@@ -116,6 +116,11 @@ def bench_size(
             f"[{size.label}] agent load: {agents} agents × {agent_cycles} cycles, Explorer p95 idle vs loaded"
         )
         result["agents"] = agent_load_measure(ctx, page, agents=agents, cycles=agent_cycles)
+    if _wanted("reads", only):
+        from bench.reads import reads_bench
+
+        _log(f"[{size.label}] read bumps in place vs buffered, the visibility map, the fold")
+        result["reads"] = reads_bench(ids)
     if archive and _wanted("archive", only):
         _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
         result["archive"] = archive_run_measure(ids)

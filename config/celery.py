@@ -25,6 +25,7 @@ PURGE_TASK = "lore.tasks.nightly_purge"
 GARDEN_TASK = "lore.tasks.nightly_garden"
 GARDEN_DELAY_MINUTES = 30  # after the sweep's tick: the sweep's archive runs go first
 TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
+READS_FOLD_TASK = "lore.tasks.reads_fold_all"
 
 app = Celery("lore")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -54,6 +55,8 @@ def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
         # Every minute: a run whose worker died is marked interrupted within a minute of its last heartbeat.
         "stale-runs": {"task": STALE_RUNS_TASK, "schedule": crontab(minute="*")},
         "expired-transfers": {"task": TRANSFERS_EXPIRE_TASK, "schedule": crontab(minute="17")},
+        # Every minute: buffered reads folded into the lessons' counters (lore.reads).
+        "reads-fold": {"task": READS_FOLD_TASK, "schedule": crontab(minute="*")},
     }
 
 

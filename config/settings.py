@@ -195,6 +195,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 LORE_SWEEP_CRONTAB = env("LORE_SWEEP_CRONTAB")
+# After a fold of buffered reads (lore.reads), a plain VACUUM of the lessons marks their pages all-visible again;
+# off by default: autovacuum does it too (docs/architecture.md, "Reads").
+LORE_READS_FOLD_VACUUM = env.bool("LORE_READS_FOLD_VACUUM", default=False)
 # The decay score halves every this many days without an agent open (docs/decay.md).
 LORE_DECAY_HALF_LIFE_DAYS = env.float("LORE_DECAY_HALF_LIFE_DAYS", default=35.0)
 # Dashboard exports and imports (lore.transfer_jobs): their files, an export until TRANSFER_EXPIRES.

@@ -403,7 +403,9 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
 
     def cond_counts(cond: Condition, choices: list[tuple[str, int]]) -> list[int]:
         from explorer.queries import choice_counts
+        from lore.reads import reads_settle_for
 
+        reads_settle_for(account, {cond.field})  # type: ignore[arg-type] # a counter's choices count exact values
         now = timezone.now()
         base = candidates(account, rule.without_condition(cond.key), now=now)  # type: ignore[arg-type]
         return choice_counts(base, choices, now=now)

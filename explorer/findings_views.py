@@ -19,9 +19,10 @@ from django.views.decorators.http import require_GET, require_POST
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.garden.apply import FindingError, finding_apply, finding_dismiss, finding_undo
-from lore.garden.selectors import finding_families, findings_filtered, garden_last_run
+from lore.garden.selectors import LESSON_COLUMNS, finding_families, findings_filtered, garden_last_run
 from lore.limits import FINDINGS_PAGE_MAX
 from lore.models import Finding
+from lore.reads import reads_settle_for
 from lore.roles import Role
 from lore.tasks import garden_inventory_account
 
@@ -53,6 +54,7 @@ def findings(request: HttpRequest) -> HttpResponse:
     """The report: findings with their members, the action proposed for each and the evidence."""
     account = account_of(request)
     filters = _filters(request.GET.dict())
+    reads_settle_for(account, LESSON_COLUMNS)  # members show Chosen: exact (lore.reads)
     rows = list(findings_filtered(account, **filters)[: FINDINGS_PAGE_MAX.value])
     context = {
         "findings": rows,

@@ -34,6 +34,7 @@ from lore.conditions import (
 )
 from lore.models import Account, Lesson
 from lore.purge import purge_forecast, purge_in_words
+from lore.reads import reads_settle_for
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import LIST_SORTS, CursorError, Page, lessons_page, run_of_account, scopes_present
@@ -65,6 +66,7 @@ def explorer_control(account: Account, state: ExplorerState, *, now: datetime) -
         return dimension_value_counts(account, state, dim, typed, now=now)
 
     def cond_counts(cond: Condition, choices: list[tuple[str, int]]) -> list[int]:
+        reads_settle_for(account, {cond.field})  # a counter's choices count exact values
         return condition_choice_counts(account, state, cond, choices, now=now)
 
     return FilterControl(

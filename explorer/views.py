@@ -33,13 +33,14 @@ from explorer.state import ExplorerState
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.conditions import CONDITIONS_BY_KEY
-from lore.decay import lesson_decay_score
 from lore.garden.selectors import lesson_supersedes
 from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
-from lore.models import Lesson, LessonEvent
+from lore.models import Account, Lesson, LessonEvent
 from lore.purge import purged_message, tombstone_of_lesson
+from lore.reads import lesson_decay_score_exact, lesson_exact, reads_settle_for, rule_fields
 from lore.roles import Role
 from lore.rules.codec import rule_parse
+from lore.selectors import sort_field
 from lore.services import lesson_protect, lesson_restore, lessons_archive, lessons_deliver, lessons_restore
 
 PAGE = "explorer/explorer.html"
@@ -57,6 +58,12 @@ def _history(request: HtmxHttpRequest, response: HttpResponse, url: str) -> None
     response[header] = url
 
 
+def counters_settled(account: Account, state: ExplorerState) -> None:
+    """Before a view evaluates the state's rule or order: buffered reads folded when either reads a counter
+    (lore.reads; one EXISTS query when something could be pending, none otherwise)."""
+    reads_settle_for(account, rule_fields(state.rule, sort_field(state.list_sort)))
+
+
 def _current_q(request: HtmxHttpRequest) -> str | None:
     """The search of the page the request came from; the search box is only re-rendered when it changes, so a
     navigation never replaces the box while someone types in it."""
@@ -72,6 +79,7 @@ def _current_q(request: HtmxHttpRequest) -> str | None:
 def explorer(request: HtmxHttpRequest) -> HttpResponse:
     account = account_of(request)
     state = ExplorerState.from_query(request.GET)
+    counters_settled(account, state)
     now = timezone.now()
     partial = is_partial(request)
     context = page_context(account, state, now=now, lazy_stats=partial)
@@ -93,6 +101,7 @@ def explorer_stats(request: HtmxHttpRequest) -> HttpResponse:
     """The counting regions a swapped-in body loads after it: cards, matrix, the list's count and note."""
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
+    counters_settled(account, state)
     key = request.GET.get("key", "")
     context = stats_context(account, state, now=timezone.now(), key=key if STATS_KEY.fullmatch(key) else "")
     return render(request, "explorer/_stats.html", context)
@@ -105,6 +114,7 @@ def explorer_rows(request: HtmxHttpRequest) -> HttpResponse:
     """The next keyset page of the list ("Load more")."""
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
+    counters_settled(account, state)
     context = rows_context(account, state, now=timezone.now(), cursor=request.GET.get("cursor", ""))
     return render(request, f"{PAGE}#rows", context)
 
@@ -116,6 +126,7 @@ def explorer_menu(request: HtmxHttpRequest) -> HttpResponse:
     """A section of the filter menu (or its list), with per-value counts loaded when a section opens."""
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
+    counters_settled(account, state)
     context = menu_context(
         account,
         state,
@@ -144,6 +155,7 @@ def filter_control(request: HtmxHttpRequest) -> HttpResponse:
     """
     account = account_of(request)
     rule, _ = rule_parse(request.GET, in_policy=True)
+    reads_settle_for(account, rule_fields(rule))
     dom_id = request.GET.get("dom_id", "fc")
     control = policy_control(account, rule, dom_id=dom_id if _DOM_ID.match(dom_id) else "fc")
     section = request.GET.get("section", "")
@@ -176,7 +188,7 @@ def _sheet(request: HtmxHttpRequest, lesson: Lesson, *, changed: bool = False) -
             "signals": signal_values(lesson),
             "superseded_by": lesson.superseded_by if lesson.superseded_by_id else None,
             "supersedes": lesson_supersedes(lesson),
-            "decay_score": lesson_decay_score(lesson, timezone.now()),
+            "decay_score": lesson_decay_score_exact(lesson, timezone.now()),
             "decay_help": CONDITIONS_BY_KEY["decay"].help,
         },
     )
@@ -203,8 +215,7 @@ def lesson_sheet(request: HtmxHttpRequest, lesson_id: int) -> HttpResponse:
         return render(request, "explorer/tombstone_page.html", context, status=410)
     lesson = _lesson(request, lesson_id)
     lessons_deliver(account=lesson.account, lesson_ids=[lesson.pk], scope=lesson.scope, surface="dashboard")
-    lesson.refresh_from_db()
-    return _sheet(request, lesson)
+    return _sheet(request, lesson_exact(Lesson.objects.filter(pk=lesson.pk)) or lesson)
 
 
 @require_POST
@@ -254,6 +265,7 @@ def restore_many(request: HtmxHttpRequest) -> HttpResponse:
     state = ExplorerState.from_query(QueryDict(request.POST.get("state", ""), mutable=False))
     if not is_partial(request):
         return HttpResponseRedirect(state.url())
+    counters_settled(account, state)
     if not ids:
         state = state.with_notice("Tick the lessons to restore first.")
     else:

@@ -67,16 +67,17 @@ class DaysSince(Func):
         )
 
 
-def last_agent_open() -> Coalesce:
+def last_agent_open(last_open: Any = None) -> Coalesce:
     """When the decay clock started: the last agent open, or creation (the expression of index
-    lesson_last_agent_open)."""
-    return Coalesce("last_opened_at", "created_at")
+    lesson_last_agent_open). `last_open`: another expression of the last open (lore.reads: pending included)."""
+    return Coalesce(last_open if last_open is not None else "last_opened_at", "created_at")
 
 
-def decay_score(now: datetime) -> Case:
-    """The score 0–100 of each lesson as of `now`, as a SQL expression."""
-    days = Greatest(DaysSince(last_agent_open(), now), Value(0.0))
-    chosen = Cast(F("opened_count"), FloatField())
+def decay_score(now: datetime, *, last_open: Any = None, opened: Any = None) -> Case:
+    """The score 0–100 of each lesson as of `now`, as a SQL expression; from the stored last open and Chosen
+    unless other expressions of them are given (lore.reads.lessons_with_exact_decay: pending reads included)."""
+    days = Greatest(DaysSince(last_agent_open(last_open), now), Value(0.0))
+    chosen = Cast(opened if opened is not None else F("opened_count"), FloatField())
     recurrence = Cast(Greatest(F("seen_count"), Value(1)), FloatField())
     strength = Value(1.0) + Ln(Value(1.0) + chosen) + Ln(recurrence)
     fraction = Power(Value(2.0), -days / (Value(half_life_days()) * strength), output_field=FloatField())

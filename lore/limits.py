@@ -304,6 +304,30 @@ TRANSFER_JOBS_ACTIVE_MAX = Limit(
     why="each one is a background task reading or writing the whole store",
 )
 
+READS_FOLD_BATCH = Limit(
+    "READS_FOLD_BATCH",
+    5000,
+    "buffered reads",
+    "folded into lesson counters per transaction",
+    setting="LORE_READS_FOLD_BATCH",
+    why="a batch is moved whole or not at all: a crash loses and doubles nothing",
+)
+READS_FOLD_RUN_MAX = Limit(
+    "READS_FOLD_RUN_MAX",
+    2_000_000,
+    "buffered reads",
+    "folded by one run of the every-minute fold",
+    setting="LORE_READS_FOLD_RUN_MAX",
+    why="the rest waits for the next minute; counters stay exact meanwhile (pending reads are shown)",
+)
+READS_FOLD_TIME_LIMIT = Limit(
+    "READS_FOLD_TIME_LIMIT",
+    50,
+    "seconds",
+    "for one run of the every-minute fold (it stops between batches)",
+    setting="LORE_READS_FOLD_TIME_LIMIT",
+)
+
 LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
 LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}
 

@@ -305,6 +305,33 @@ class ReadEvent(models.Model):
         return f"{self.surface} read of {self.lesson_count} in {self.scope}"
 
 
+class LessonRead(models.Model):
+    """One read of one lesson not yet folded into its counters (lore.reads): the append-only buffer that keeps
+    reads from rewriting lesson rows. A read adds Delivered +1 (`read_count`, `last_read_at`); an `opened` one
+    also Chosen +1 (`opened_count`, `last_opened_at`). The fold moves these rows into the lessons and deletes them.
+    """
+
+    # No database constraints: a page of reads is one INSERT, checked against nothing. A row of a purged lesson
+    # is dropped by the next fold; an account's are deleted with it (on_delete, Django-side).
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )
+    lesson_id = models.BigIntegerField()
+    opened = models.BooleanField(default=False)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # The fold of one account (lore.reads.reads_settle), oldest first.
+            models.Index(fields=["account", "id"], name="lessonread_account"),
+            # The pending reads of the lessons a page shows.
+            models.Index(fields=["lesson_id"], name="lessonread_lesson"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{'open' if self.opened else 'delivery'} of lesson {self.lesson_id}"
+
+
 # What a person or an import did to a lesson that a run must not override when it happened after the run's
 # snapshot (lore.candidates.untouched_since): a restore, an import, an unpin. Their own index finds the few recent
 # ones without reading the event log, which every archive and restore grows.

@@ -1,4 +1,5 @@
-"""Reads of the store (no side effects). The Explorer and the API list through here."""
+"""Reads of the store (no side effects). The Explorer and the API list through here; the rows of a page carry
+exact counters (lore.reads: pending reads included)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from lore.conditions import Dimension
 from lore.decay import ANNOTATION, lessons_with_decay
 from lore.limits import LIST_PAGE_MAX, SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
 from lore.models import Account, Lesson, LessonTag
+from lore.reads import lessons_with_pending, pending_apply
 from lore.rules.rule import Rule
 
 KEYSETS = {
@@ -41,6 +43,11 @@ _DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"
 MAX_LIMIT = LIST_PAGE_MAX.value
 PAGE_DEFAULT = 50  # lessons on a page when the request does not say
+
+
+def sort_field(sort: str) -> str:
+    """The lesson field (or annotation) a sort orders by; "" for no known sort."""
+    return KEYSETS[sort][0] if sort in KEYSETS else ""
 
 
 class CursorError(ValueError):
@@ -204,10 +211,14 @@ def lessons_page(
         value, pk = cursor_decode(sort, cursor)
         qs = qs.filter(Q(**{f"{field}__{after}": value}) | Q(**{field: value, f"pk__{after}": pk}))
     order = (field, "pk") if sort in ASCENDING else (f"-{field}", "-pk")
-    rows = list(qs.order_by(*order)[: limit + 1])
+    rows = list(lessons_with_pending(qs.order_by(*order))[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]
-    return Page(rows=rows, next_cursor=cursor_encode(sort, rows[-1], as_of) if more and rows else None)
+    next_cursor = (
+        cursor_encode(sort, rows[-1], as_of) if more and rows else None
+    )  # on the stored keyset value
+    pending_apply(rows)  # shown exact: pending reads included
+    return Page(rows=rows, next_cursor=next_cursor)
 
 
 # A loose index scan over lesson_unique_address (account, scope, key): one index probe per distinct scope instead of reading

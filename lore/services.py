@@ -4,6 +4,9 @@
 | write                           | +1   |                 |                     | now        |           |
 | list/search page, single fetch  |      | +1              |                     |            | 1         |
 | deliberate agent open           |      | +1              | +1, now             |            | 1         |
+
+Reads are buffered (lore.reads): a read appends rows to LessonRead in one INSERT and the fold moves them into the
+lesson columns; every surface shows the columns plus the pending rows.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from lore.garden.signatures import claims_sync, signatures_sync
 from lore.inputs import LessonInput
 from lore.limits import ARCHIVE_BATCH
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, ReadEvent
+from lore.reads import lesson_exact, reads_record
 
 Action = LessonEvent.Action
 
@@ -174,33 +178,30 @@ def _lesson_upsert(
 def lessons_deliver(
     *, account: Account, lesson_ids: Sequence[int], scope: str, surface: str, now: datetime | None = None
 ) -> None:
-    """A page (or one lesson) handed to a reader: Delivered +1 for each, one UPDATE and one ReadEvent."""
+    """A page (or one lesson) handed to a reader: Delivered +1 for each, buffered (lore.reads): one INSERT of
+    read rows and one ReadEvent, whatever the page size. No lesson row is written."""
     ids = sorted(set(lesson_ids))
     if not ids:
         return
     now = now or timezone.now()
     with transaction.atomic():
-        Lesson.objects.filter(_locked_in_id_order(account, ids)).update(
-            read_count=F("read_count") + 1, last_read_at=now
-        )
+        reads_record(account=account, lesson_ids=ids, at=now)
         ReadEvent.objects.create(account=account, scope=scope, surface=surface, lesson_count=len(ids), at=now)
 
 
 def lesson_open(*, account: Account, lesson: Lesson, surface: str, now: datetime | None = None) -> Lesson:
-    """A deliberate agent fetch of one lesson: Delivered, Chosen and Last agent open move."""
+    """A deliberate agent fetch of one lesson: Delivered, Chosen and Last agent open move (buffered, lore.reads).
+    Answers the lesson with its exact counters, this open included."""
+    if lesson.account_id != account.pk:  # another account's lesson: nothing moves, nothing is recorded
+        raise Lesson.DoesNotExist(f"no lesson {lesson.pk} in account {account.pk}")
     now = now or timezone.now()
     with transaction.atomic():
-        opened = Lesson.objects.filter(account=account, pk=lesson.pk).update(
-            read_count=F("read_count") + 1,
-            last_read_at=now,
-            opened_count=F("opened_count") + 1,
-            last_opened_at=now,
-        )
-        if not opened:  # another account's lesson: nothing moves, nothing is recorded
-            raise Lesson.DoesNotExist(f"no lesson {lesson.pk} in account {account.pk}")
+        reads_record(account=account, lesson_ids=[lesson.pk], at=now, opened=True)
         ReadEvent.objects.create(account=account, scope=lesson.scope, surface=surface, lesson_count=1, at=now)
-    lesson.refresh_from_db()
-    return lesson
+    exact = lesson_exact(Lesson.objects.filter(pk=lesson.pk))
+    if exact is None:
+        raise Lesson.DoesNotExist(f"no lesson {lesson.pk} in account {account.pk}")
+    return exact
 
 
 @transaction.atomic

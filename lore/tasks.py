@@ -8,9 +8,10 @@ from celery import shared_task
 
 from lore import transfer_jobs
 from lore.garden.inventory import garden_inventory
-from lore.limits import GARDEN_TIME_LIMIT, TRANSFER_TIME_LIMIT
+from lore.limits import GARDEN_TIME_LIMIT, READS_FOLD_TIME_LIMIT, TRANSFER_TIME_LIMIT
 from lore.models import Account
 from lore.purge import account_purge, accounts_to_purge
+from lore.reads import reads_fold
 
 log = logging.getLogger(__name__)
 
@@ -71,3 +72,15 @@ def transfer_jobs_expire() -> int:
     """Every hour: export files past TRANSFER_EXPIRES are deleted (their links answer 410), and jobs past
     TRANSFER_TIME_LIMIT are marked failed."""
     return transfer_jobs.transfer_jobs_expire() + transfer_jobs.transfer_jobs_mark_stale()
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=READS_FOLD_TIME_LIMIT.value + 5,
+    time_limit=READS_FOLD_TIME_LIMIT.value + 30,
+)
+def reads_fold_all() -> dict[str, object]:
+    """Every minute: fold buffered reads into the lessons' counters (lore.reads), bounded by READS_FOLD_RUN_MAX
+    and READS_FOLD_TIME_LIMIT. Each batch commits whole; a killed run leaves its open batch buffered for the next."""
+    return dict(reads_fold().as_dict())

@@ -24,6 +24,7 @@ from lore.inputs import (
 from lore.limits import IMPORT_ANALYZE_MIN, IMPORT_ERRORS_MAX, IMPORT_LINE_MAX
 from lore.limits import IMPORT_BATCH as LIMIT_IMPORT_BATCH
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, Tombstone
+from lore.reads import lessons_with_pending, pending_apply
 from lore.services import events_for, tags_sync
 
 EXPORT_FIELDS = (
@@ -107,9 +108,14 @@ def export_lines(account: Account, *, chunk: int = 2000, tombstones: bool = Fals
     counts = {"lessons": 0, "tombstones": 0}
     last_pk = 0
     while True:
-        rows = list(Lesson.objects.filter(account=account, pk__gt=last_pk).order_by("pk")[:chunk])
+        rows = list(
+            lessons_with_pending(Lesson.objects.filter(account=account, pk__gt=last_pk).order_by("pk"))[
+                :chunk
+            ]
+        )
         if not rows:
             break
+        pending_apply(rows)  # exact counters: buffered reads included (lore.reads)
         for lesson in rows:
             yield lesson_as_line(lesson)
         counts["lessons"] += len(rows)

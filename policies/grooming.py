@@ -25,6 +25,7 @@ from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.candidates import archive_guard, candidates, touched_since_count
 from lore.limits import ARCHIVE_BATCH, RUN_HEARTBEAT_STALE, RUN_TIME_LIMIT
 from lore.models import Account, Activity, Lesson, PolicyRun
+from lore.reads import reads_settle_for, rule_fields
 from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
 from lore.services import lessons_archive_next, lessons_restore
@@ -81,6 +82,7 @@ def preview(
 ) -> Preview:
     """What a run of `rule` would archive now. Changes nothing."""
     rule_validate_for_policy(rule)
+    reads_settle_for(account, rule_fields(rule))  # counters exact: buffered reads folded first (lore.reads)
     taken_at = now or timezone.now()
     qs = candidates(account, rule, now=taken_at)
     if keys_limit is None:
@@ -341,6 +343,8 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
     reason = f"policy “{run.policy_name}”" if run.policy_name else "ad-hoc groom run"
     try:
         rule = rule_from_json(run.rule_snapshot)
+        counters = rule_fields(rule)
+        reads_settle_for(run.account, counters)  # counters exact, as the preview read them (lore.reads)
         pending = candidates(run.account, rule, now=snapshot)
         guard = archive_guard(rule, snapshot)
         # What the run's preview counted: a lesson written, restored or imported since is not the run's to archive
@@ -349,6 +353,7 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
         last_pk: int | None = 0
         while last_pk is not None:
+            reads_settle_for(run.account, counters)  # each batch's guard reads the reads made meanwhile
             last_pk, archived = _archive_batch(
                 run, pending, after=last_pk, limit=batch_size, guard=guard, reason=reason
             )

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 
 from lore.candidates import candidates
 from lore.models import Account, ApiToken, PolicyRun
+from lore.reads import reads_settle_for, rule_fields
 from lore.scopes import GLOBAL, repo_of
 from lore.selectors import scopes_present
 from policies.models import RetentionPolicy
@@ -55,7 +56,9 @@ def run_expected(run: PolicyRun) -> int | None:
         return None
     from lore.rules.codec import rule_from_json
 
-    return candidates(run.account, rule_from_json(run.rule_snapshot), now=run.as_of).count()
+    rule = rule_from_json(run.rule_snapshot)
+    reads_settle_for(run.account, rule_fields(rule))  # counters exact (lore.reads)
+    return candidates(run.account, rule, now=run.as_of).count()
 
 
 def policy_runs(policy: RetentionPolicy) -> QuerySet[PolicyRun]:

@@ -25,6 +25,7 @@ from lore.activity import activities_of, person
 from lore.candidates import candidates
 from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from lore.models import Account, Lesson, PolicyRun
+from lore.reads import reads_settle_for, rule_fields
 from lore.roles import ROLE_SCOPES, Role, role_allows
 from lore.rules.codec import RuleError
 from policies import grooming, selectors
@@ -75,6 +76,7 @@ def policy_count(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     """How many lessons the policy would catch now (loaded lazily per row of the list)."""
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
+    reads_settle_for(account, rule_fields(policy.rule))  # counters exact (lore.reads)
     count = candidates(account, policy.rule).count()
     context = {"policy": policy, "count": count, "explorer_url": explorer_url(policy.rule)}
     return render(request, "policies/_count.html", context)

@@ -16,9 +16,10 @@ from lore.api.errors import ApiError, error_responses, not_found
 from lore.api.schemas import ID_MAX, InputSchema
 from lore.garden.apply import FindingError, finding_apply, finding_dismiss, finding_get, finding_undo
 from lore.garden.inventory import garden_inventory
-from lore.garden.selectors import findings_filtered, garden_last_run
+from lore.garden.selectors import LESSON_COLUMNS, findings_filtered, garden_last_run
 from lore.limits import FINDINGS_PAGE_MAX
 from lore.models import Finding, GardenRun
+from lore.reads import reads_settle_for
 from lore.roles import Scope
 
 findings_router = Router(tags=["gardener"])
@@ -103,6 +104,7 @@ def findings_list(request: HttpRequest, filters: Query[FindingsQuery]) -> dict[s
     """Open findings by default (newest first): members, the action proposed for each and the evidence."""
     account = account_of(request)
     data = filters.dict()  # type: ignore[attr-defined]
+    reads_settle_for(account, LESSON_COLUMNS)  # members show Chosen: exact (lore.reads)
     rows = findings_filtered(
         account, kind=data["kind"] or "", scope=data["scope"] or "", status=data["status"]
     )

@@ -28,15 +28,15 @@ from lore.api.schemas import (
     ProtectIn,
     SearchIn,
 )
-from lore.decay import lessons_with_decay
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_latest
+from lore.reads import lesson_exact, lessons_with_exact_decay, reads_settle_for, rule_fields
 from lore.roles import Scope
 from lore.rules.codec import listing_parse_strict
 from lore.scopes import parse_address, parse_scope, validate_key
-from lore.selectors import lessons_filtered, lessons_page
+from lore.selectors import lessons_filtered, lessons_page, sort_field
 from lore.services import lesson_open, lesson_protect, lesson_restore, lesson_write, lessons_deliver
 from lore.transfer import export_lines, import_stream
 
@@ -52,6 +52,11 @@ def no_nul(value: str, field: str) -> str:
     if "\x00" in value:
         raise ApiError(422, f"{field} contains a NUL character", field=field)
     return value
+
+
+def exact(lesson: Lesson) -> Lesson:
+    """The lesson as answered: its counters with its pending reads (lore.reads)."""
+    return lesson_exact(Lesson.objects.filter(pk=lesson.pk)) or lesson
 
 
 def lessons_deliver_page(request: HttpRequest, account: Account, rows: Sequence[Lesson], scope: str) -> None:
@@ -82,10 +87,13 @@ def lessons_list_page(
     source = rule_data if rule_data is not None else data
     listing = listing_parse_strict({**source, "q": no_nul(text, "query")} if text else source)
     rule = listing.rule
+    reads_settle_for(
+        account, rule_fields(rule, sort_field(listing.sort))
+    )  # a rule or an order on counters reads them exact
     qs = lessons_filtered(account, rule, q=listing.q, archived=bool(data.get("archived")))
     now = timezone.now()
     page = lessons_page(
-        lessons_with_decay(qs, now),
+        lessons_with_exact_decay(qs, now),  # shown; the Coldest order sorts on the stored one
         sort=listing.sort,
         cursor=data.get("cursor"),
         limit=data["limit"],
@@ -130,7 +138,7 @@ def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # 
     lesson, created = lesson_write(
         account=token.account, data=data, owner=token.owner, actor=actor_of(request)
     )
-    return Status(201 if created else 200, lesson)
+    return Status(201 if created else 200, exact(lesson))
 
 
 @router.get(
@@ -195,8 +203,8 @@ def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
     """A protected lesson is skipped by every policy and every manual run until unpinned."""
     account = account_of(request)
     lesson = lesson_at(account, payload)
-    return lesson_protect(
-        account=account, lesson=lesson, protected=payload.protected, actor=actor_of(request)
+    return exact(
+        lesson_protect(account=account, lesson=lesson, protected=payload.protected, actor=actor_of(request))
     )
 
 
@@ -210,7 +218,7 @@ def memory_restore(request: HttpRequest, payload: AddressIn) -> Lesson:
     """Bring an archived lesson back (a no-op for an active one). A purged lesson answers 410 `purged`, saying
     when: only its tombstone remains."""
     account = account_of(request)
-    return lesson_restore(account=account, lesson=lesson_at(account, payload), actor=actor_of(request))
+    return exact(lesson_restore(account=account, lesson=lesson_at(account, payload), actor=actor_of(request)))
 
 
 @router.get(
@@ -275,7 +283,7 @@ def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
 def memory_get(request: HttpRequest, lesson_id: int = Path(..., ge=1, le=ID_MAX)) -> Lesson:
     """A single fetch: Delivered +1 (not Chosen — that is POST /memories/read)."""
     account = account_of(request)
-    lesson = Lesson.objects.filter(account=account, pk=lesson_id).first()
+    lesson = lesson_exact(Lesson.objects.filter(account=account, pk=lesson_id))
     if lesson is None:
         raise not_found("lesson")
     lessons_deliver_page(request, account, [lesson], lesson.scope)

@@ -24,9 +24,10 @@ from lore.conditions import (
     Dimension,
     Param,
 )
-from lore.decay import ANNOTATION, lesson_decay_score
+from lore.decay import ANNOTATION
 from lore.inputs import MAX_CONTENT
 from lore.limits import SEARCH_TEXT_MAX
+from lore.reads import lesson_decay_score_exact
 from lore.rules.filterset import RETENTION_TEXT_MAX
 from lore.scopes import MAX_VALUE_LENGTH
 from lore.selectors import DEFAULT_SORT, MAX_LIMIT, PAGE_DEFAULT, SORTS
@@ -120,7 +121,7 @@ class LessonSchema(Schema):
     @staticmethod
     def resolve_decay_score(obj: Any) -> int:
         score = getattr(obj, ANNOTATION, None)
-        return score if score is not None else lesson_decay_score(obj, timezone.now())
+        return score if score is not None else lesson_decay_score_exact(obj, timezone.now())
 
 
 LessonOut = schema_model(

@@ -19,9 +19,18 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from lore.activity import activity_record
-from lore.garden.detect import Examined, Proposal, Row, expired_ephemera, near_duplicates, superseded
+from lore.garden.detect import (
+    ROW_FIELDS,
+    Examined,
+    Proposal,
+    Row,
+    expired_ephemera,
+    near_duplicates,
+    superseded,
+)
 from lore.limits import GARDEN_FINDINGS_MAX
 from lore.models import Account, Activity, Finding, FindingMember, GardenRun, content_hash
+from lore.reads import reads_settle_for
 
 log = logging.getLogger(__name__)
 Status = Finding.Status
@@ -122,6 +131,7 @@ def garden_inventory(
 ) -> GardenRun:
     """Inventory one account: prune stale findings, run the detectors, record new findings (at most
     GARDEN_FINDINGS_MAX). Changes no lesson."""
+    reads_settle_for(account, ROW_FIELDS)  # the keeper is the most Chosen: counters exact first (lore.reads)
     now = now or timezone.now()
     last = (
         GardenRun.objects.filter(account=account, status=GardenRun.Status.DONE)

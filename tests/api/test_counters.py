@@ -8,12 +8,15 @@ import pytest
 from django.utils import timezone
 
 from lore.models import Lesson, ReadEvent
+from lore.reads import reads_settle
 from tests.factories import LessonFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def counters(lesson: Lesson) -> tuple[int, int, int]:
+    """The lesson's counters once its account's buffered reads are folded (lore.reads)."""
+    reads_settle(lesson.account)
     lesson.refresh_from_db()
     return lesson.seen_count, lesson.read_count, lesson.opened_count
 

@@ -97,7 +97,8 @@ def test_a_list_page_is_one_query_for_the_rows_whatever_its_size(
 ) -> None:  # noqa: ANN001
     for i in range(30):
         LessonFactory(account=account, key=f"k{i}", tags=["a", "b"])
-    # token lookup, last_used_at, the page, savepoint + UPDATE + ReadEvent + release
+    # token lookup, last_used_at, the page (pending reads read by the same statement),
+    # savepoint + INSERT of read rows + ReadEvent + release
     with django_assert_max_num_queries(8):
         assert len(api.get("/memories", limit=30, tags="a").json()["items"]) == 30
 

@@ -12,8 +12,9 @@ from django.utils import timezone
 from lore.candidates import candidates
 from lore.conditions import DimFilter
 from lore.models import Lesson, LessonEvent, ReadEvent
+from lore.reads import reads_settle
 from lore.rules.rule import Rule
-from lore.services import lessons_archive
+from lore.services import lesson_open, lessons_archive
 from policies import grooming
 from policies.models import PolicyRun
 from tests.factories import LessonFactory
@@ -227,6 +228,7 @@ def test_opening_the_detail_sheet_is_a_delivery_not_a_choice(logged_in: Client, 
     lesson = store["new"]
     response = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **HX)
     assert response.status_code == 200
+    reads_settle(lesson.account)
     lesson.refresh_from_db()
     assert (lesson.read_count, lesson.opened_count, lesson.last_opened_at) == (101, 0, None)
     event = ReadEvent.objects.get()
@@ -762,3 +764,26 @@ def test_another_accounts_tombstone_is_not_shown(logged_in: Client, other_accoun
     lesson = LessonFactory(account=other_account, key="theirs", archived_at=days_ago(400))
     account_purge(other_account)
     assert logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/").status_code == 404
+
+
+def test_the_list_rows_and_the_sheet_show_reads_not_yet_folded(logged_in: Client, store) -> None:  # noqa: ANN001
+    lesson = store["new"]
+    for _ in range(2):
+        lesson_open(account=lesson.account, lesson=lesson, surface="mcp")
+    row = re.search(r'data-key="new".*?</tr>', logged_in.get("/a/acme/explorer/").content.decode(), re.S)
+    assert row is not None
+    assert 'data-col="delivered" data-label="Delivered">102<' in row.group(0)
+    assert 'data-col="chosen" data-label="Chosen">2<' in row.group(0)
+    sheet = logged_in.get(f"/a/acme/explorer/lessons/{lesson.pk}/", **HX).content.decode()
+    assert 'data-signal="delivered">103<' in sheet and 'data-signal="chosen">2<' in sheet
+    lesson.refresh_from_db()
+    assert (lesson.read_count, lesson.opened_count) == (100, 0)  # still buffered
+
+
+def test_the_explorer_filtered_on_a_counter_counts_reads_not_yet_folded(logged_in: Client, store) -> None:  # noqa: ANN001
+    never_chosen = {"retention": "max_opened_count:0"}
+    old = {x.key for x in store["old"]}
+    assert old <= set(keys(logged_in.get("/a/acme/explorer/", never_chosen)))
+    for lesson in store["old"]:
+        lesson_open(account=lesson.account, lesson=lesson, surface="mcp")
+    assert not set(keys(logged_in.get("/a/acme/explorer/", never_chosen))) & old

@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from lore.models import Lesson, ReadEvent
+from lore.reads import reads_settle
 from tests.factories import LessonFactory
 
 
@@ -34,6 +35,7 @@ def test_read_and_show_are_deliberate_opens_recorded_as_cli(lorekit, account) ->
         result = lorekit(command, "repo::acme/app::use-uv")
         assert result.returncode == 0, result.stderr
         assert "use uv, not pip" in result.stdout and "Chosen" in result.stdout
+    reads_settle(account)  # the buffered reads, folded (lore.reads)
     lesson.refresh_from_db()
     assert (lesson.read_count, lesson.opened_count) == (9, 2)
     assert lesson.last_opened_at is not None
@@ -50,6 +52,7 @@ def test_list_and_search_deliver_the_page_and_print_a_table(lorekit, account) ->
     assert lines[1].startswith("repo::acme/app::use-uv")
     found = json.loads(lorekit("search", "uv", "--json").stdout)
     assert [item["key"] for item in found["items"]] == ["use-uv"]
+    reads_settle(account)  # the buffered reads, folded (lore.reads)
     assert Lesson.objects.get(key="use-uv").read_count == 12
     assert Lesson.objects.get(key="pin-node").read_count == 11
 

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from lore.conditions import POLICY_DIMENSIONS, RETENTION_PARAMS
 from lore.models import Lesson, ReadEvent
+from lore.reads import reads_settle
 from policies.models import RetentionPolicy
 from tests.factories import LessonFactory
 from tests.lorekit.mcp_session import result_of, with_session
@@ -57,6 +58,7 @@ def test_memory_read_is_the_deliberate_open_and_list_only_delivers(lorekit_env, 
     listed, opened = with_session(lorekit_env, script)
     assert listed["items"][0]["read_count"] == 6 and listed["items"][0]["opened_count"] == 0
     assert (opened["read_count"], opened["opened_count"]) == (7, 1)
+    reads_settle(account)  # the buffered reads, folded (lore.reads)
     lesson.refresh_from_db()
     assert (lesson.read_count, lesson.opened_count, lesson.updated_at) == (7, 1, month_ago)
     assert lesson.last_opened_at is not None

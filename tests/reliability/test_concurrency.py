@@ -25,6 +25,7 @@ from django.utils import timezone
 from lore.accounts import token_create
 from lore.inputs import LessonInput
 from lore.models import Account, Lesson, ReadEvent
+from lore.reads import reads_settle
 from lore.services import lesson_protect, lesson_restore, lesson_write
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
@@ -115,6 +116,7 @@ def test_sixteen_threads_fetching_opening_listing_and_rewriting_through_the_api_
 
     assert in_threads(agent, THREADS) == []
     calls = THREADS * ROUNDS
+    reads_settle(account)  # the buffered reads, folded (lore.reads)
     target.refresh_from_db()
     assert (target.seen_count, target.opened_count, target.read_count) == (1 + calls, calls, 3 * calls)
     assert target.last_opened_at is not None and target.updated_at > OLD
