@@ -13,7 +13,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q
 
-from lore.garden.ephemera import ephemera_match
+from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.text import containment, family_of, jaccard, numbers_of, shingles, title_words, words_of
 from lore.limits import GARDEN_BATCH, GARDEN_BUCKET_MAX, GARDEN_CLAIMS_MAX
 from lore.models import Account, Finding, Lesson, LessonBand, SupersedesClaim
@@ -306,7 +306,9 @@ def expired_ephemera(
     """Ephemera (lore.garden.ephemera) last written more than `days` ago, one proposal per family. With `since`:
     only lessons that crossed the age line since then."""
     cutoff = now - timedelta(days=days)
-    pending = _active(account).filter(protected=False, updated_at__lte=cutoff)
+    pending = ephemera_candidates(
+        account.pk, _active(account).filter(protected=False, updated_at__lte=cutoff)
+    )
     if since is not None:
         pending = pending.filter(updated_at__gt=since - timedelta(days=days))
     by_family: dict[str, list[tuple[Row, str]]] = {}
