@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.db.models.functions import Lower
 
 from lore.models import LessonTag
+from lore.selectors import SEARCH_CONFIG, lesson_search_vector
 
 _STATE_VERB = r"(?:is|are|was|were|went|turned|came\s+back|has\s+been|have\s+been|got|just\s+got)\s+(?:now\s+|still\s+|currently\s+|all\s+)?"
 _CI_SUBJECT = (
@@ -53,7 +55,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     # "biome check passed at step 3", "build failed on commit 1a2b3c4"
     "ci_step": re.compile(
-        rf"\b(?:{CI_STATES[1]})\s+(?:at|on|in)\s+(?:step\s+\d+|commit\s+{_SHA}|"
+        rf"(?<!\S)(?:{CI_STATES[1]})\s+(?:at|on|in)\s+(?:step\s+\d+|commit\s+{_SHA}|"
         rf"{_SHA}\b|run\s+#?\d+|build\s+#?\d+)",
         re.I,
     ),
@@ -72,13 +74,27 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     "attempt": re.compile(rf"\b{ATTEMPT}\b", re.I),
 }
-# Every state above, one alternation: a lesson none of which appears in as a whole word matches no pattern.
+# Every state above, one alternation. Each state follows whitespace in its pattern (`\s+` before it, or the start
+# of the text for ci_step's), so a lesson a pattern matches holds a whitespace-delimited word that begins with the
+# state's last word (STATE_WORDS).
 STATES = "|".join((*CI_STATES, PR_STATES, RUN_STATES, ATTEMPT))
 
 
+def _last_word(state: str) -> str:
+    """The plain letters a state's last word begins with: `timed\\s+out` → out, `cancell?ed` → cancel."""
+    last = [part for part in re.split(r"\\s\+", state) if re.match(r"[a-z]", part)][-1]
+    letters = re.match(r"[a-z]+", last)
+    assert letters is not None
+    word = letters.group(0)
+    return word[:-1] if last[len(word) : len(word) + 1] == "?" else word
+
+
+STATE_WORDS = tuple(sorted({_last_word(state) for state in STATES.split("|")}))
+
+
 def states_regex(word_boundary: str) -> str:
-    """STATES as one case-insensitive search between word boundaries (`\\b` for Python and SQLite, `\\y` for
-    PostgreSQL): a superset of what PATTERNS match."""
+    """STATES as one case-insensitive search between word boundaries (`\\b` for Python and SQLite): a superset
+    of what PATTERNS match."""
     return rf"{word_boundary}(?:{STATES}){word_boundary}"
 
 
@@ -120,21 +136,25 @@ def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> Ep
 
 
 def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> QuerySet[Any]:
-    """The lessons of `lessons` (an account's) that could be ephemera, in SQL: not of a durable kind, and holding a state word
-    (a case-insensitive regular expression: `~*` on PostgreSQL, Python's `re` on SQLite) or a status label as
-    kind or tag. Every lesson `ephemera_match` accepts is among them."""
-    boundary = r"\y" if connection.vendor == "postgresql" else r"\b"
-    labelled = (
-        LessonTag.objects.filter(account_id=account_id)
-        .annotate(lower_tag=Lower("tag"))
-        .filter(lower_tag__in=EPHEMERAL_LABELS)
-    )
-    return (
-        lessons.exclude(kind__in=DURABLE_KINDS)
-        .alias(lower_kind=Lower("kind"))
-        .filter(
-            Q(content__iregex=states_regex(boundary))
-            | Q(lower_kind__in=EPHEMERAL_LABELS)
-            | Q(pk__in=labelled.values("lesson_id"))
+    """The ids of the lessons of `lessons` (an account's active ones) that could be ephemera, in SQL: not of a
+    durable kind, and holding a state or a status label as kind or tag. Every lesson `ephemera_match` accepts
+    is among them.
+
+    On PostgreSQL the state test is the full-text GIN index (`lore.selectors.lesson_search_vector`): a word that
+    follows whitespace starts a lexeme, so a prefix query on STATE_WORDS finds every lesson a pattern matches
+    (and more: `red:*` also finds "redis"). Elsewhere it is `states_regex` (Python's `re` on SQLite). The three
+    tests are a UNION, each planned on its own (an OR would cost the index)."""
+    lessons = lessons.exclude(kind__in=DURABLE_KINDS)
+    if connection.vendor == "postgresql":
+        query = SearchQuery(
+            " | ".join(f"{word}:*" for word in STATE_WORDS), config=SEARCH_CONFIG, search_type="raw"
         )
+        stated = lessons.alias(search_vector=lesson_search_vector()).filter(search_vector=query)
+    else:
+        stated = lessons.filter(content__iregex=states_regex(r"\b"))
+    labelled_kind = lessons.alias(lower_kind=Lower("kind")).filter(lower_kind__in=EPHEMERAL_LABELS)
+    tags = LessonTag.objects.filter(account_id=account_id).alias(lower_tag=Lower("tag"))
+    labelled_tag = lessons.filter(pk__in=tags.filter(lower_tag__in=EPHEMERAL_LABELS).values("lesson_id"))
+    return stated.values_list("pk", flat=True).union(
+        labelled_kind.values_list("pk", flat=True), labelled_tag.values_list("pk", flat=True)
     )
