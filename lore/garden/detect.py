@@ -13,7 +13,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q
 
-from lore.garden.ephemera import ephemera_match
+from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.text import containment, family_of, jaccard, numbers_of, shingles, title_words, words_of
 from lore.limits import GARDEN_BATCH, GARDEN_BUCKET_MAX, GARDEN_CLAIMS_MAX
 from lore.models import Account, Finding, Lesson, LessonBand, SupersedesClaim
@@ -92,6 +92,14 @@ class Examined:
 
 def _rows(queryset: Any) -> list[Row]:
     return [Row(*values) for values in queryset.values_list(*ROW_FIELDS)]
+
+
+def _stream(id_query: Any) -> Iterator[Row]:
+    """The rows of lessons whose ids a query answers: the ids first (one query, planned for all its rows), then
+    the rows GARDEN_BATCH at a time by id. Memory holds the ids and one batch."""
+    ids = sorted(id_query)
+    for start in range(0, len(ids), GARDEN_BATCH.value):
+        yield from _rows(Lesson.objects.filter(pk__in=ids[start : start + GARDEN_BATCH.value]).order_by("pk"))
 
 
 def _keeper_order(row: Row) -> tuple[int, float, int]:
@@ -310,17 +318,15 @@ def expired_ephemera(
     if since is not None:
         pending = pending.filter(updated_at__gt=since - timedelta(days=days))
     by_family: dict[str, list[tuple[Row, str]]] = {}
-    after = 0
-    while batch := _rows(pending.filter(pk__gt=after).order_by("pk")[: GARDEN_BATCH.value]):
-        after = batch[-1].id
-        examined.add(Kind.EXPIRED_EPHEMERA, len(batch))
-        for row in batch:
-            match = ephemera_match(row.content, row.kind, row.tags)
-            if match is not None:
-                age = (now - row.updated_at).days
-                why = f"{match.pattern}: “{match.matched}”, last written {age} days ago"
-                by_family.setdefault(family_of(row.scope), []).append((row, why))
+    for row in _stream(ephemera_candidates(account.pk, pending)):
+        examined.add(Kind.EXPIRED_EPHEMERA, 1)
+        match = ephemera_match(row.content, row.kind, row.tags)
+        if match is not None:
+            age = (now - row.updated_at).days
+            why = f"{match.pattern}: “{match.matched}”, last written {age} days ago"
+            by_family.setdefault(family_of(row.scope), []).append((row, why))
     for family, retire in sorted(by_family.items()):
+        retire.sort(key=lambda pair: pair[0].id)
         yield Proposal(
             kind=Kind.EXPIRED_EPHEMERA,
             family=family,

@@ -2,6 +2,10 @@
 (seed taxonomy in docs/gardener.md). A lesson is ephemera when one of PATTERNS matches its text and nothing marks
 it durable, or when its kind or a tag says it is a status. Durable look-alikes ("CI must be green before merge",
 "the PR template is in .github/") state a rule or a fact about how things work, and are never ephemera.
+
+The inventory reads only `ephemera_candidates` — lessons holding a state word (STATES) or a status label — and
+runs the patterns on those alone; the SQL filter is a superset of what the patterns match (tested on both
+databases), so it changes no verdict, only how many rows reach Python.
 """
 
 from __future__ import annotations
@@ -9,6 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.postgres.search import SearchQuery
+from django.db import connection
+from django.db.models import QuerySet
+from django.db.models.functions import Lower
+
+from lore.models import LessonTag
+from lore.selectors import SEARCH_CONFIG, lesson_search_vector
 
 _STATE_VERB = r"(?:is|are|was|were|went|turned|came\s+back|has\s+been|have\s+been|got|just\s+got)\s+(?:now\s+|still\s+|currently\s+|all\s+)?"
 _CI_SUBJECT = (
@@ -17,36 +30,73 @@ _CI_SUBJECT = (
 )
 _SHA = r"(?:[0-9a-f]{7,40})"
 
+# The states each pattern ends on, as regular-expression fragments valid in Python and in PostgreSQL alike:
+# every match of a pattern holds one of its states as a whole word, which is what `ephemera_candidates` (below)
+# asks the database for before a pattern runs.
+CI_STATES = (
+    r"green|red|passing|failing|passed|failed|broken|pending|queued|cancell?ed|timed\s+out|fixed",
+    r"passed|failed|succeeded|went\s+green|went\s+red",
+)
+PR_STATES = (
+    r"draft|open|opened|merged|closed|approved|pending|blocked|in\s+review|ready\s+for\s+review|"
+    r"awaiting\s+review|rebased|reverted|green|red|failing|passing"
+)
+RUN_STATES = (
+    r"running|queued|stuck|alive|idle|in\s+progress|on\s+attempt\s+\d+|retrying|starting|restarting|down|"
+    r"up\s+again|hung"
+)
+ATTEMPT = r"on\s+attempt\s+\d+"
+
 PATTERNS: dict[str, re.Pattern[str]] = {
     # "the build is green on commit abc123", "CI was red", "tests are passing now", "mypy came back failing"
     "ci_result": re.compile(
-        rf"\b{_CI_SUBJECT}\b[^.;\n]{{0,30}}?\b{_STATE_VERB}(?:green|red|passing|failing|passed|failed|broken|"
-        r"pending|queued|cancell?ed|timed\s+out|fixed)\b",
+        rf"\b{_CI_SUBJECT}\b[^.;\n]{{0,30}}?\b{_STATE_VERB}(?:{CI_STATES[0]})\b",
         re.I,
     ),
     # "biome check passed at step 3", "build failed on commit 1a2b3c4"
     "ci_step": re.compile(
-        rf"\b(?:passed|failed|succeeded|went\s+green|went\s+red)\s+(?:at|on|in)\s+(?:step\s+\d+|commit\s+{_SHA}|"
+        rf"(?<!\S)(?:{CI_STATES[1]})\s+(?:at|on|in)\s+(?:step\s+\d+|commit\s+{_SHA}|"
         rf"{_SHA}\b|run\s+#?\d+|build\s+#?\d+)",
         re.I,
     ),
     # "PR #42 is draft", "PR #55 CI is pending", "the PR was merged", "pull request 12 got approved"
     "pr_state": re.compile(
-        rf"\b(?:pr|pull\s+request|mr|merge\s+request)\s*#?\d*\b[^.;\n]{{0,30}}?\b{_STATE_VERB}(?:a\s+)?(?:draft|open|"
-        r"opened|merged|closed|approved|pending|blocked|in\s+review|ready\s+for\s+review|awaiting\s+review|rebased|"
-        r"reverted|green|red|failing|passing)\b",
+        rf"\b(?:pr|pull\s+request|mr|merge\s+request)\s*#?\d*\b[^.;\n]{{0,30}}?\b{_STATE_VERB}(?:a\s+)?"
+        rf"(?:{PR_STATES})\b",
         re.I,
     ),
     # "issue-delivery run mqw97i6m is running", "the Worker is on attempt 2", "the deploy is still in progress"
     "run_liveness": re.compile(
         r"\b(?:run|job|worker|task|deploy|deployment|rollout|server|service|agent|process|migration|session)\b"
         r"(?:\s+[a-z0-9][a-z0-9-]{3,})?[^.;\n]{0,20}?\b(?:is|are)\s+(?:now\s+|still\s+|currently\s+)?"
-        r"(?:running|queued|stuck|alive|idle|in\s+progress|on\s+attempt\s+\d+|retrying|starting|restarting|"
-        r"down|up\s+again|hung)\b",
+        rf"(?:{RUN_STATES})\b",
         re.I,
     ),
-    "attempt": re.compile(r"\bon\s+attempt\s+\d+\b", re.I),
+    "attempt": re.compile(rf"\b{ATTEMPT}\b", re.I),
 }
+# Every state above, one alternation. Each state follows whitespace in its pattern (`\s+` before it, or the start
+# of the text for ci_step's), so a lesson a pattern matches holds a whitespace-delimited word that begins with the
+# state's last word (STATE_WORDS).
+STATES = "|".join((*CI_STATES, PR_STATES, RUN_STATES, ATTEMPT))
+
+
+def _last_word(state: str) -> str:
+    """The plain letters a state's last word begins with: `timed\\s+out` → out, `cancell?ed` → cancel."""
+    last = [part for part in re.split(r"\\s\+", state) if re.match(r"[a-z]", part)][-1]
+    letters = re.match(r"[a-z]+", last)
+    assert letters is not None
+    word = letters.group(0)
+    return word[:-1] if last[len(word) : len(word) + 1] == "?" else word
+
+
+STATE_WORDS = tuple(sorted({_last_word(state) for state in STATES.split("|")}))
+
+
+def states_regex(word_boundary: str) -> str:
+    """STATES as one case-insensitive search between word boundaries (`\\b` for Python and SQLite): a superset
+    of what PATTERNS match."""
+    return rf"{word_boundary}(?:{STATES}){word_boundary}"
+
 
 # Words of a rule, a contract or a how-it-works fact: a statement holding one is durable whatever it mentions.
 DURABLE_MARKERS = re.compile(
@@ -83,3 +133,28 @@ def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> Ep
     if labels and not durable:
         return EphemeraMatch("label", sorted(labels)[0])
     return None
+
+
+def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> QuerySet[Any]:
+    """The ids of the lessons of `lessons` (an account's active ones) that could be ephemera, in SQL: not of a
+    durable kind, and holding a state or a status label as kind or tag. Every lesson `ephemera_match` accepts
+    is among them.
+
+    On PostgreSQL the state test is the full-text GIN index (`lore.selectors.lesson_search_vector`): a word that
+    follows whitespace starts a lexeme, so a prefix query on STATE_WORDS finds every lesson a pattern matches
+    (and more: `red:*` also finds "redis"). Elsewhere it is `states_regex` (Python's `re` on SQLite). The three
+    tests are a UNION, each planned on its own (an OR would cost the index)."""
+    lessons = lessons.exclude(kind__in=DURABLE_KINDS)
+    if connection.vendor == "postgresql":
+        query = SearchQuery(
+            " | ".join(f"{word}:*" for word in STATE_WORDS), config=SEARCH_CONFIG, search_type="raw"
+        )
+        stated = lessons.alias(search_vector=lesson_search_vector()).filter(search_vector=query)
+    else:
+        stated = lessons.filter(content__iregex=states_regex(r"\b"))
+    labelled_kind = lessons.alias(lower_kind=Lower("kind")).filter(lower_kind__in=EPHEMERAL_LABELS)
+    tags = LessonTag.objects.filter(account_id=account_id).alias(lower_tag=Lower("tag"))
+    labelled_tag = lessons.filter(pk__in=tags.filter(lower_tag__in=EPHEMERAL_LABELS).values("lesson_id"))
+    return stated.values_list("pk", flat=True).union(
+        labelled_kind.values_list("pk", flat=True), labelled_tag.values_list("pk", flat=True)
+    )

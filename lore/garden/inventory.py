@@ -35,6 +35,8 @@ from lore.reads import reads_settle_for
 log = logging.getLogger(__name__)
 Status = Finding.Status
 RETIRE, KEEP = FindingMember.Action.RETIRE, FindingMember.Action.KEEP
+# Findings recorded per transaction.
+GARDEN_RECORD_BATCH = 200
 
 
 def fingerprint(kind: str, members: list[tuple[Row, str]]) -> str:
@@ -92,33 +94,55 @@ def _chunks(proposal: Proposal, known: _Known, cap: int) -> Iterator[Proposal]:
         )
 
 
-def finding_record(account: Account, proposal: Proposal, run: GardenRun, now: datetime) -> Finding | None:
-    """Record one proposal as an open finding with its members; None when the same finding exists already."""
+def _finding_rows(
+    account: Account, proposal: Proposal, run: GardenRun, now: datetime
+) -> tuple[Finding, list[FindingMember]]:
     members = [(row, KEEP, why) for row, why in proposal.keep] + [
         (row, RETIRE, why) for row, why in proposal.retire
     ]
-    print_ = fingerprint(proposal.kind, [(row, action) for row, action, _ in members])
+    finding = Finding(
+        account=account,
+        kind=proposal.kind,
+        family=proposal.family[:600],
+        fingerprint=fingerprint(proposal.kind, [(row, action) for row, action, _ in members]),
+        evidence={**proposal.evidence, "superseded_by": proposal.superseded_by},
+        summary=proposal.summary[:500],
+        garden_run=run,
+        created_at=now,
+    )
+    return finding, [
+        FindingMember(lesson_id=row.id, action=action, why=why[:500], updated_at=row.updated_at)
+        for row, action, why in members
+    ]
+
+
+def findings_record(
+    account: Account, proposals: list[Proposal], run: GardenRun, now: datetime
+) -> list[Finding]:
+    """Record proposals as open findings with their members, in one transaction (two INSERTs), leaving out the
+    ones recorded before (open, dismissed or applied: the same fingerprint). Answers the new findings."""
+    rows = [_finding_rows(account, proposal, run, now) for proposal in proposals]
+    existing = set(
+        Finding.objects.filter(
+            account=account, fingerprint__in=[finding.fingerprint for finding, _ in rows]
+        ).values_list("kind", "fingerprint")
+    )
+    fresh: dict[tuple[str, str], tuple[Finding, list[FindingMember]]] = {}
+    for finding, members in rows:
+        if (finding.kind, finding.fingerprint) not in existing:
+            fresh.setdefault((finding.kind, finding.fingerprint), (finding, members))
     try:
         with transaction.atomic():
-            finding = Finding.objects.create(
-                account=account,
-                kind=proposal.kind,
-                family=proposal.family[:600],
-                fingerprint=print_,
-                evidence={**proposal.evidence, "superseded_by": proposal.superseded_by},
-                summary=proposal.summary[:500],
-                garden_run=run,
-                created_at=now,
-            )
-            FindingMember.objects.bulk_create(
-                FindingMember(
-                    finding=finding, lesson_id=row.id, action=action, why=why[:500], updated_at=row.updated_at
-                )
-                for row, action, why in members
-            )
-    except IntegrityError:  # this very finding was recorded before (open, dismissed or applied)
-        return None
-    return finding
+            findings = Finding.objects.bulk_create([finding for finding, _ in fresh.values()])
+            for finding, members in fresh.values():
+                for member in members:
+                    member.finding = finding
+            FindingMember.objects.bulk_create(m for _, members in fresh.values() for m in members)
+    except IntegrityError:  # another inventory recorded one of them meanwhile: one at a time, skipping those
+        if len(proposals) == 1:
+            return []
+        return [f for proposal in proposals for f in findings_record(account, [proposal], run, now)]
+    return findings
 
 
 def garden_inventory(
@@ -152,13 +176,18 @@ def garden_inventory(
                 account, now=now, days=account.garden_ephemera_days, since=since, examined=examined
             ),
         )
+        batch: list[Proposal] = []
         for proposal in detections:
             for piece in _chunks(proposal, known, account.garden_apply_cap):
-                if found >= GARDEN_FINDINGS_MAX.value:
+                if found + len(batch) >= GARDEN_FINDINGS_MAX.value:
                     break
-                if piece.retire and finding_record(account, piece, run, now) is not None:
-                    found += 1
+                if piece.retire:
+                    batch.append(piece)
                     known.taken.update(row.id for row, _ in piece.retire)
+            if len(batch) >= GARDEN_RECORD_BATCH:
+                found += len(findings_record(account, batch, run, now))
+                batch = []
+        found += len(findings_record(account, batch, run, now))
     except Exception as exc:
         log.exception("garden inventory of account %s failed", account.pk)
         GardenRun.objects.filter(pk=run.pk).update(

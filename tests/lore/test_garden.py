@@ -13,7 +13,7 @@ from lore.garden.apply import (
     finding_dismiss,
     finding_undo,
 )
-from lore.garden.ephemera import ephemera_match
+from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.inventory import garden_inventory
 from lore.models import Finding, FindingMember, Lesson, LessonBand, LessonEvent
 from lore.services import lesson_protect
@@ -135,6 +135,49 @@ def test_durable_look_alikes_are_never_ephemera(text: str) -> None:
 def test_a_status_in_a_decision_is_not_ephemera_and_a_status_label_is() -> None:
     assert ephemera_match("PR #42 is draft", kind="decision") is None
     assert ephemera_match("waiting on the platform team", tags=["status"]) is not None
+
+
+def test_every_ephemera_of_the_corpus_passes_the_sql_pre_filter(account) -> None:  # noqa: ANN001
+    labels = corpus_load(account)
+    lessons = Lesson.objects.filter(account=account)
+    ephemera = {
+        lesson.pk
+        for lesson in lessons
+        if ephemera_match(lesson.content, lesson.kind, lesson.tags) or labels[lesson.address].get("ephemera")
+    }
+    candidates = set(ephemera_candidates(account.pk, lessons))
+    assert len(ephemera) >= 30 and ephemera <= candidates
+
+
+TOKENS_A_PARSER_JOINS = [
+    "CI is green/red on main again",
+    "the deploy is down.example.com for everyone",
+    "mypy came back failing(2)",
+    "the build went green-ish on commit abc1234",
+    "worker is running/tmp/x",
+]
+
+
+@pytest.mark.parametrize("text", TOKENS_A_PARSER_JOINS)
+def test_a_state_word_inside_a_path_host_or_hyphenated_word_passes_the_sql_pre_filter(
+    account, text: str
+) -> None:  # noqa: ANN001
+    lesson = write(account, "global", "state", text)
+    assert ephemera_match(text) is not None
+    assert lesson.pk in set(ephemera_candidates(account.pk, Lesson.objects.filter(account=account)))
+
+
+def test_the_sql_pre_filter_leaves_out_lessons_without_a_state_word_or_a_status_label(account) -> None:  # noqa: ANN001
+    kept = [
+        write(account, "global", f"state-{n}", text, tags=["Status"] if n == 0 else [])
+        for n, text in enumerate(["waiting on the platform team", *EPHEMERA])
+    ]
+    write(account, "global", "uv", UV)
+    write(account, "global", "pinned", "Pin the Postgres image to 16.4; the reader checks it by hand.")
+    write(account, "global", "decided", "PR #42 is draft", kind="decision")
+    write(account, "global", "evergreen", "The evergreen service reads its config from etcd.")
+    candidates = ephemera_candidates(account.pk, Lesson.objects.filter(account=account))
+    assert sorted(candidates) == sorted(lesson.pk for lesson in kept)
 
 
 def test_ephemera_older_than_the_accounts_ephemera_age_are_proposed_younger_ones_are_not(account) -> None:  # noqa: ANN001
