@@ -28,7 +28,7 @@ from lore.models import Account, Activity, Lesson, PolicyRun
 from lore.reads import reads_settle_for, rule_fields
 from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
-from lore.services import lessons_archive_next, lessons_restore
+from lore.services import candidate_ids, lessons_archive_next, lessons_restore, lessons_with_ids
 from policies.models import RetentionPolicy
 
 log = logging.getLogger(__name__)
@@ -349,16 +349,18 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
         guard = archive_guard(rule, snapshot)
         # What the run's preview counted: a lesson written, restored or imported since is not the run's to archive
         # (the guard skips it), so it is not counted as matched either.
-        run.matched = pending.count() - touched_since_count(pending, snapshot)
+        # The candidates' ids, read once (an index-only scan of lesson_active_facts) and walked in id order: each
+        # batch locks and archives its ids where the guard still holds, instead of scanning the table again for
+        # the next candidates after the last id (bench/RESULTS.md, optimisations).
+        ids = candidate_ids(pending)
+        run.matched = len(ids) - touched_since_count(pending, snapshot)
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
-        last_pk: int | None = 0
-        while last_pk is not None:
+        for start in range(0, len(ids), batch_size):
             reads_settle_for(run.account, counters)  # each batch's guard reads the reads made meanwhile
-            last_pk, archived = _archive_batch(
-                run, pending, after=last_pk, limit=batch_size, guard=guard, reason=reason
-            )
+            batch = lessons_with_ids(ids[start : start + batch_size])
+            _, archived = _archive_batch(run, batch, after=0, limit=batch_size, guard=guard, reason=reason)
             run.archived += archived
-            if on_batch is not None and last_pk is not None:
+            if on_batch is not None:
                 on_batch(run)
     except RunNoLongerRunning:
         log.warning("run %s was marked interrupted while this worker was on it; stopped", run.pk)
@@ -378,7 +380,7 @@ def _archive_batch(
     run: PolicyRun, pending: QuerySet[Lesson], *, after: int, limit: int, guard: Q, reason: str
 ) -> tuple[int | None, int]:
     """The next batch and the run's counters, committed together (a kill leaves both or neither).
-    Returns (the last lesson id picked, None when nothing is left; how many were archived)."""
+    Returns (the last lesson id picked, None when nothing was left to pick; how many were archived)."""
     with transaction.atomic():
         last, archived = lessons_archive_next(
             account=run.account,
