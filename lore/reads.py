@@ -98,15 +98,20 @@ def lessons_with_pending(qs: QuerySet[Lesson]) -> QuerySet[Lesson]:
     return qs.annotate(**{PENDING + fold.bump: _pending_of(fold) for fold in FOLDS})
 
 
+def _later_of(first: Any, second: Any) -> Greatest:
+    """The later of two times, either of which may be NULL (SQLite's MAX() is NULL when an argument is)."""
+    return Greatest(Coalesce(first, second), Coalesce(second, first))
+
+
+def _folded(fold: Fold, bump: Any) -> Any:
+    """The counter's column with `bump` folded in, as SQL: added, or the later time."""
+    return F(fold.field) + bump if fold.how == "add" else _later_of(F(fold.field), bump)
+
+
 def _exact(field: str) -> Any:
     """The expression of a counter with its pending reads, for SQL that must read it exact (the decay shown)."""
     fold = FOLDS_BY_FIELD[field]
-    pending = _pending_of(fold)
-    if fold.how == "add":
-        return F(fold.field) + pending
-    return Greatest(
-        Coalesce(F(fold.field), pending), Coalesce(pending, F(fold.field))
-    )  # NULL-proof everywhere
+    return _folded(fold, _pending_of(fold))
 
 
 def lessons_with_exact_decay(qs: QuerySet[Lesson], now: datetime) -> QuerySet[Lesson]:
@@ -180,13 +185,7 @@ def _apply_portable(account_id: int, batch: QuerySet[LessonRead]) -> None:
         whens = [When(pk=row["lesson_id"], then=Value(row[fold.bump], output_field=output)) for row in bumps]
         return Case(*whens, output_field=output)
 
-    updates: dict[str, Any] = {}
-    for fold in FOLDS:
-        value = per_lesson(fold)
-        if fold.how == "add":
-            updates[fold.field] = F(fold.field) + value
-        else:  # SQLite's MAX() is NULL when an argument is: compare each side with itself instead
-            updates[fold.field] = Greatest(Coalesce(F(fold.field), value), Coalesce(value, F(fold.field)))
+    updates = {fold.field: _folded(fold, per_lesson(fold)) for fold in FOLDS}
     lessons = Lesson.objects.filter(account_id=account_id, pk__in=[row["lesson_id"] for row in bumps])
     lessons.update(**updates)
 
