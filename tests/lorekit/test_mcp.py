@@ -195,6 +195,7 @@ def test_garden_report_then_apply_retires_the_finding(lorekit_env, account) -> N
 
     written, report, applied = with_session(lorekit_env, script)
     assert written["key"] == "use-uv-2" and len(report["items"]) == 1
+    assert report["run"]["status"] == "done"  # queued, and run by the (eager) worker before the answer
     assert report["items"][0]["kind"] == "near_duplicate" and applied["archived"] == 1
     copy = Lesson.objects.get(key="use-uv-2")
     assert copy.archived_at is not None and copy.superseded_by_id == keeper.pk
