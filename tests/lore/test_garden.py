@@ -178,6 +178,7 @@ def test_the_sql_pre_filter_leaves_out_lessons_without_a_state_word_or_a_status_
     write(account, "global", "pinned", "Pin the Postgres image to 16.4; the reader checks it by hand.")
     write(account, "global", "decided", "PR #42 is draft", kind="decision")
     write(account, "global", "evergreen", "The evergreen service reads its config from etcd.")
+    write(account, "global", "redirect", "Login redirects go through /auth/callback; the output is logged.")
     candidates = ephemera_candidates(account.pk, Lesson.objects.filter(account=account))
     assert sorted(candidates) == sorted(lesson.pk for lesson in kept)
 
