@@ -21,7 +21,9 @@ ABANDONED_AFTER_GRACE = timedelta(minutes=30)
 
 
 def garden_run_pending(account: Account) -> GardenRun | None:
-    """The account's queued or running inventory, if any."""
+    """The account's queued or running inventory, if any (one no worker finished in time is marked failed
+    first, so that the page never shows it pending for ever)."""
+    garden_runs_abandon(account)
     return GardenRun.objects.filter(account=account, status__in=GardenRun.PENDING).first()
 
 

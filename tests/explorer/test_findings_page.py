@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from lore.garden.inventory import garden_inventory
 from lore.models import Finding, GardenRun, Lesson
@@ -134,3 +137,15 @@ def test_the_sheet_links_superseded_by_and_supersedes(logged_in: Client, duplica
     assert "Superseded by" in retired and reverse("explorer:sheet", args=[keeper.pk]) in retired
     kept = logged_in.get(reverse("explorer:sheet", args=[keeper.pk])).content.decode()
     assert "Supersedes" in kept and reverse("explorer:sheet", args=[copy.pk]) in kept
+
+
+def test_a_run_no_worker_finished_in_time_no_longer_shows_pending_on_the_page(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    lost = GardenRun.objects.create(
+        account=account, status="running", started_at=timezone.now() - timedelta(days=1)
+    )
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert "data-garden-pending" not in page and "data-garden-run>" in page
+    lost.refresh_from_db()
+    assert lost.status == "failed" and "time limit" in lost.error
