@@ -6,10 +6,7 @@ Roles: viewing needs a viewer; apply, dismiss, undo and "Run the gardener now" n
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.contrib import messages
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,12 +16,12 @@ from django.views.decorators.http import require_GET, require_POST
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.garden.apply import FindingError, finding_apply, finding_dismiss, finding_undo
+from lore.garden.queue import garden_run_pending, garden_run_queue
 from lore.garden.selectors import LESSON_COLUMNS, finding_families, findings_filtered, garden_last_run
 from lore.limits import FINDINGS_PAGE_MAX
 from lore.models import Finding
 from lore.reads import reads_settle_for
 from lore.roles import Role
-from lore.tasks import garden_inventory_account
 
 STATUSES = [s.value for s in Finding.Status]
 
@@ -63,6 +60,7 @@ def findings(request: HttpRequest) -> HttpResponse:
         "statuses": STATUSES,
         "families": finding_families(account),
         "last_run": garden_last_run(account),
+        "pending_run": garden_run_pending(account),
         "apply_cap": account.garden_apply_cap,
         "ephemera_days": account.garden_ephemera_days,
     }
@@ -72,15 +70,16 @@ def findings(request: HttpRequest) -> HttpResponse:
 @require_POST
 @account_view(Role.EDITOR)
 def garden_run_now(request: HttpRequest) -> HttpResponse:
-    """An inventory of what changed since the last one, queued for the worker (bounded work: the request itself
-    examines nothing). Changes no lesson."""
-    account = account_of(request)
-    transaction.on_commit(
-        partial(garden_inventory_account.delay, account.pk, False, "manual", person(request.user))  # type: ignore[attr-defined]
-    )
-    messages.success(
-        request, "The gardener is running: its findings appear here when it finishes (reload the page)."
-    )
+    """Queue an inventory of what changed since the last one for the worker (the request itself examines
+    nothing), or point at the one already queued or running. Changes no lesson."""
+    run, queued = garden_run_queue(account_of(request), trigger="manual", actor=person(request.user))
+    if queued:
+        messages.success(request, f"Inventory #{run.pk} queued: its findings appear here when it finishes.")
+    else:
+        messages.info(
+            request,
+            f"Inventory #{run.pk} is already {run.status}: its findings appear here when it finishes.",
+        )
     return _back(request)
 
 

@@ -237,7 +237,7 @@ GARDEN_BATCH = Limit(
     "lessons",
     "read per batch by the gardener's inventory",
     setting="LORE_GARDEN_BATCH",
-    why="the inventory streams the store in keyset batches; memory stays flat",
+    why="the inventory reads the rows it examines by id in batches; memory stays flat",
 )
 GARDEN_BUCKET_MAX = Limit(
     "GARDEN_BUCKET_MAX",

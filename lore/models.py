@@ -531,12 +531,17 @@ class SupersedesClaim(models.Model):
 
 
 class GardenRun(models.Model):
-    """One inventory of an account. A nightly run examines only lessons written since the last finished one."""
+    """One inventory of an account. A nightly run examines only lessons written since the last finished one.
+    Asked for from the web, CLI or MCP it is queued for the worker; an account has at most one queued or running
+    (the constraint below: a second request answers the pending one)."""
 
     class Status(models.TextChoices):
+        QUEUED = "queued"
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+
+    PENDING = (Status.QUEUED, Status.RUNNING)
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
     trigger = models.CharField(max_length=16, default="manual")
@@ -548,9 +553,22 @@ class GardenRun(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
+    phase = models.CharField(
+        max_length=24,
+        blank=True,
+        default="",
+        help_text="what a running inventory is doing now (its progress)",
+    )
 
     class Meta:
         indexes = [models.Index(fields=["account", "-started_at"], name="gardenrun_recent")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="gardenrun_one_pending",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"garden run {self.pk} of account {self.account_id}: {self.status}"

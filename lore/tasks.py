@@ -7,9 +7,9 @@ import logging
 from celery import shared_task
 
 from lore import transfer_jobs
-from lore.garden.inventory import garden_inventory
+from lore.garden.inventory import GardenRunPending, garden_inventory
 from lore.limits import GARDEN_TIME_LIMIT, READS_FOLD_TIME_LIMIT, TRANSFER_TIME_LIMIT
-from lore.models import Account
+from lore.models import Account, GardenRun
 from lore.purge import account_purge, accounts_to_purge
 from lore.reads import reads_fold
 
@@ -37,22 +37,28 @@ def nightly_purge() -> dict[int, int]:
     soft_time_limit=GARDEN_TIME_LIMIT.value,
     time_limit=GARDEN_TIME_LIMIT.value + 30,
 )
-def garden_inventory_account(
-    account_id: int, full: bool = False, trigger: str = "manual", actor: str = ""
-) -> int:
-    """One account's inventory (on demand: `POST /garden/run`, the Findings page, `lorekit garden --run`).
-    Bounded by GARDEN_TIME_LIMIT and the GARDEN_* limits. Answers the number of new findings."""
-    return garden_inventory(Account.objects.get(pk=account_id), trigger=trigger, full=full, actor=actor).found
+def garden_inventory_run(run_id: int, actor: str = "") -> str:
+    """A queued inventory (lore.garden.queue: `POST /garden/run`, the Findings page, `lorekit garden --run`,
+    MCP). A run no longer pending (done, failed) is left as it is; one redelivered after its worker was lost
+    starts over. Bounded by GARDEN_TIME_LIMIT and the GARDEN_* limits. Answers the run's final status."""
+    run = GardenRun.objects.select_related("account").filter(pk=run_id).first()
+    if run is None:
+        return "missing"
+    return garden_inventory(run.account, run=run, trigger=run.trigger, actor=actor).status
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def nightly_garden() -> dict[int, int]:
-    """After the sweep: inventory every account, examining only what changed since its last inventory. One
-    account failing never stops the others. Answers {account id: new findings}."""
+    """After the sweep: inventory every account, examining only what changed since its last inventory; an
+    account whose inventory is already queued or running is skipped. One account failing never stops the others. Answers {account id: new findings}."""
     found: dict[int, int] = {}
     for account in Account.objects.order_by("pk"):
         try:
             found[account.pk] = garden_inventory(account, trigger="nightly").found
+        except GardenRunPending:
+            log.info(
+                "account %s has an inventory queued or running: the nightly one is not started", account.pk
+            )
         except Exception:
             log.exception("garden inventory of account %s failed; the next night retries it", account.pk)
     return found

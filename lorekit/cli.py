@@ -313,6 +313,18 @@ def _finding_line(finding: dict[str, Any]) -> str:
     return f"#{finding['id']} {finding['kind']} in {finding['family']}: {finding['summary']}\n  retire {', '.join(retire)}{kept}"
 
 
+def _run_line(run: dict[str, Any]) -> str:
+    if run["status"] == "done":
+        return f"Inventory #{run['id']} done: {run['examined']:,} lessons examined, {run['found']:,} new findings."
+    if run["status"] == "failed":
+        return f"Inventory #{run['id']} failed: {run['error']}"
+    pending = " (already pending)" if run.get("already_pending") else ""
+    return (
+        f"Inventory #{run['id']} is {run['status']}{pending}: the findings below are from before it; "
+        "wait for it with --wait SECONDS."
+    )
+
+
 def cmd_garden(client: LoreClient, args: argparse.Namespace) -> int:
     """The gardener's report (after an inventory with --run); --apply ID… retires those findings, each at most
     the account's apply cap, each undoable as one run."""
@@ -326,11 +338,13 @@ def cmd_garden(client: LoreClient, args: argparse.Namespace) -> int:
         )
         emit(args, {"applied": results}, human)
         return EXIT_OK
-    if args.run:
-        client.garden_run(full=args.full)
+    run = client.garden_run(full=args.full, wait=args.wait) if args.run else None
     report = client.findings({"kind": args.kind, "scope": args.scope, "status": args.status})
     lines = [_finding_line(f) for f in report["items"]]
     human = "\n".join(lines) if lines else "No findings: nothing to review."
+    if run is not None:
+        report = {**report, "run": run}
+        human = _run_line(run) + "\n" + human
     if lines:
         human += f"\nApply one with: lorekit garden --apply ID (at most {report['apply_cap']} lessons each)"
     emit(args, report, human)
@@ -405,6 +419,7 @@ def add_garden_command(commands: Commands) -> None:
         help="apply these findings (retire)",
     )
     add_option(garden, GARDEN_OPTION["run"])
+    add_option(garden, GARDEN_OPTION["wait"], metavar="SECONDS")
     garden.add_argument("--full", action="store_true", help="with --run: examine every lesson")
     for name in ("kind", "scope", "status"):
         add_option(garden, GARDEN_OPTION[name])

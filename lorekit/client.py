@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
+
+from lorekit.registry import GARDEN_RUN_PENDING
 
 API_PREFIX = "/api/v1"
 AS_OF_HEADER = "Lore-As-Of"  # when the server took a groom preview
@@ -285,8 +288,18 @@ class LoreClient:
     def finding_apply(self, finding_id: int) -> dict[str, Any]:
         return self.call("POST", f"/findings/{int(finding_id)}/apply")  # type: ignore[no-any-return]
 
-    def garden_run(self, *, full: bool = False) -> dict[str, Any]:
-        return self.call("POST", "/garden/run", body={"full": full})  # type: ignore[no-any-return]
+    def garden_run(self, *, full: bool = False, wait: float = 0, every: float = 1.0) -> dict[str, Any]:
+        """Queue an inventory (or find the one already pending) and, with `wait`, follow it until it is done
+        or failed or `wait` seconds have passed. Answers the run as last seen."""
+        run: dict[str, Any] = self.call("POST", "/garden/run", body={"full": full})
+        deadline = time.monotonic() + wait
+        while run["status"] in GARDEN_RUN_PENDING and time.monotonic() < deadline:
+            time.sleep(min(every, max(deadline - time.monotonic(), 0)))
+            run = {**run, **self.garden_run_status(run["id"])}
+        return run
+
+    def garden_run_status(self, run_id: int) -> dict[str, Any]:
+        return self.call("GET", f"/garden/runs/{int(run_id)}")  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------ policies
 

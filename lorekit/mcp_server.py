@@ -225,12 +225,18 @@ TOOLS: tuple[Tool, ...] = (
         lambda c, a: c.groom_run(a),
     ),
 )
-GARDEN_FILTERS = {name: option_schema(GARDEN_OPTION[name]) for name in ("kind", "scope", "status", "run")}
+GARDEN_FILTERS = {
+    name: option_schema(GARDEN_OPTION[name]) for name in ("kind", "scope", "status", "run", "wait")
+}
 
 
 def garden_report(client: LoreClient, args: dict[str, Any]) -> dict[str, Any]:
+    """The findings; with `run`, an inventory is queued first (its state under "run": queued or running until
+    the worker finishes it, unless `wait` seconds were enough)."""
+    wait = args.pop("wait", 0) or 0
     if args.pop("run", False):
-        client.garden_run()
+        run = client.garden_run(wait=float(wait))
+        return {**client.findings(args), "run": run}
     return client.findings(args)
 
 

@@ -298,12 +298,25 @@ GARDEN_OPTIONS: tuple[Option, ...] = (
         choices=("open", "dismissed", "applied"),
         default="open",
     ),
-    Option(name="run", kind="boolean", help="run an inventory first (what changed since the last)"),
+    Option(
+        name="run",
+        kind="boolean",
+        help="queue an inventory for the worker first (what changed since the last)",
+    ),
+    Option(
+        name="wait",
+        kind="integer",
+        help="with run: wait up to this many seconds for the inventory to finish",
+        low=0,
+        high=600,
+        default=0,
+    ),
     Option(name="id", kind="integer", help="a finding's id", low=1),
 )
 SORTS: tuple[str, ...] = ("newest", "opened_count", "coldest")
 POLICY_MODES: tuple[str, ...] = ("review", "auto")
 NAME_MAX = 200  # a policy's name, typed or automatic
+GARDEN_RUN_PENDING: tuple[str, ...] = ("queued", "running")  # an inventory not finished
 
 OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
 GARDEN_OPTION: dict[str, Option] = {o.name: o for o in GARDEN_OPTIONS}

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Literal
 
-from django.db import transaction
 from django.http import HttpRequest
 from ninja import Body, Path, Query, Router, Schema, Status
 from pydantic import Field
@@ -15,7 +13,7 @@ from lore.api.auth import account_of, actor_of, needs, surface_of
 from lore.api.errors import ApiError, error_responses, not_found
 from lore.api.schemas import ID_MAX, InputSchema
 from lore.garden.apply import FindingError, finding_apply, finding_dismiss, finding_get, finding_undo
-from lore.garden.inventory import garden_inventory
+from lore.garden.queue import garden_run_queue
 from lore.garden.selectors import LESSON_COLUMNS, findings_filtered, garden_last_run
 from lore.limits import FINDINGS_PAGE_MAX
 from lore.models import Finding, GardenRun
@@ -25,6 +23,7 @@ from lore.roles import Scope
 findings_router = Router(tags=["gardener"])
 garden_router = Router(tags=["gardener"])
 FindingId = Path(..., ge=1, le=ID_MAX)
+RunId = Path(..., ge=1, le=ID_MAX)
 
 
 FindingKind = Literal[tuple(Finding.Kind.values)]  # type: ignore[valid-type]
@@ -44,7 +43,9 @@ class GardenRunIn(InputSchema):
     full: bool = Field(
         False, description="examine every lesson, not only what changed since the last inventory"
     )
-    queue: bool = Field(False, description="run it on the worker and answer at once (202)")
+    queue: bool = Field(
+        True, description="accepted for older clients: every inventory is queued for the worker"
+    )
 
 
 def _lesson(member: Any) -> dict[str, Any]:
@@ -82,7 +83,19 @@ def finding_as_dict(finding: Finding) -> dict[str, Any]:
 def run_as_dict(run: GardenRun | None) -> dict[str, Any] | None:
     if run is None:
         return None
-    fields = ("id", "trigger", "status", "full", "since", "examined", "found", "started_at", "finished_at")
+    fields = (
+        "id",
+        "trigger",
+        "status",
+        "phase",
+        "full",
+        "since",
+        "examined",
+        "found",
+        "started_at",
+        "finished_at",
+        "error",
+    )
     return {name: getattr(run, name) for name in fields}
 
 
@@ -169,22 +182,34 @@ def findings_undo(request: HttpRequest, finding_id: int = FindingId) -> dict[str
 
 @garden_router.post(
     "/run",
-    response={200: dict, 202: dict, **error_responses(400)},
-    summary="Run the gardener",
+    response={202: dict, **error_responses(400)},
+    summary="Queue the gardener",
     auth=needs(Scope.GROOM),
 )
 def garden_run(request: HttpRequest, payload: GardenRunIn | None = Body(None)) -> Any:  # type: ignore[valid-type]
-    """An inventory now: only what changed since the last one unless `full`. Changes no lesson. With `queue`
-    it runs on the worker (answer 202 at once)."""
-    account = account_of(request)
-    options = payload or GardenRunIn(full=False, queue=False)
-    actor = actor_of(request)
-    if options.queue:  # type: ignore[attr-defined]
-        from lore.tasks import garden_inventory_account
+    """Queue an inventory for the worker (only what changed since the last one unless `full`) and answer 202
+    with the run at once; follow it at `GET /garden/runs/{id}`. When one is already queued or running for the
+    account, that one is answered with `already_pending: true`. Changes no lesson."""
+    options = payload or GardenRunIn(full=False, queue=True)
+    run, queued = garden_run_queue(
+        account_of(request),
+        full=options.full,  # type: ignore[attr-defined]
+        trigger="cli" if surface_of(request) == "cli" else "api",
+        actor=actor_of(request),
+    )
+    return Status(202, {**run_as_dict(run), "already_pending": not queued})  # type: ignore[dict-item]
 
-        transaction.on_commit(
-            partial(garden_inventory_account.delay, account.pk, options.full, "api", actor)  # type: ignore[attr-defined]
-        )
-        return Status(202, {"status": "queued"})
-    run = garden_inventory(account, trigger="api", full=options.full, actor=actor)  # type: ignore[attr-defined]
-    return Status(200, run_as_dict(run))
+
+@garden_router.get(
+    "/runs/{garden_run_id}",
+    response={200: dict, **error_responses(404)},
+    summary="An inventory's status",
+    auth=needs(Scope.READ),
+)
+def garden_run_status(request: HttpRequest, garden_run_id: int = RunId) -> dict[str, Any]:
+    """A gardener run: queued, running (with its phase and the lessons examined so far), done (with the new
+    findings) or failed (with the error)."""
+    run = GardenRun.objects.filter(account=account_of(request), pk=garden_run_id).first()
+    if run is None:
+        raise not_found("gardener run")
+    return run_as_dict(run)  # type: ignore[return-value]

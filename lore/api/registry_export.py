@@ -161,6 +161,7 @@ def options_data() -> list[dict[str, Any]]:
 
 
 def garden_options_data() -> list[dict[str, Any]]:
+    from lore.limits import GARDEN_TIME_LIMIT
     from lore.models import Finding
 
     return [
@@ -178,13 +179,22 @@ def garden_options_data() -> list[dict[str, Any]]:
             choices=tuple(Finding.Status.values),
             default=Finding.Status.OPEN.value,
         ),
-        _option("run", "boolean", "run an inventory first (what changed since the last)"),
+        _option("run", "boolean", "queue an inventory for the worker first (what changed since the last)"),
+        _option(
+            "wait",
+            "integer",
+            "with run: wait up to this many seconds for the inventory to finish",
+            low=0,
+            high=GARDEN_TIME_LIMIT.value,
+            default=0,
+        ),
         _option("id", "integer", "a finding's id", low=1),
     ]
 
 
 def registry_data() -> dict[str, Any]:
     """The registry as plain data, in registry order."""
+    from lore.models import GardenRun
     from lore.selectors import SORTS  # needs the app registry: imported once Django is set up
 
     return {
@@ -214,6 +224,7 @@ def registry_data() -> dict[str, Any]:
         "name_max": NAME_MAX,
         "options": options_data(),
         "garden_options": garden_options_data(),
+        "garden_run_pending": tuple(GardenRun.PENDING),
     }
 
 
@@ -255,6 +266,7 @@ def render() -> str:
         f"SORTS: tuple[str, ...] = {_literal(data['sorts'])}",
         f"POLICY_MODES: tuple[str, ...] = {_literal(data['policy_modes'])}",
         f"NAME_MAX = {data['name_max']}  # a policy's name, typed or automatic",
+        f"GARDEN_RUN_PENDING: tuple[str, ...] = {_literal(data['garden_run_pending'])}  # an inventory not finished",
     ]
     return "\n".join(lines) + "\n" + FOOTER
 

@@ -74,22 +74,27 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     "attempt": re.compile(rf"\b{ATTEMPT}\b", re.I),
 }
-# Every state above, one alternation. Each state follows whitespace in its pattern (`\s+` before it, or the start
-# of the text for ci_step's), so a lesson a pattern matches holds a whitespace-delimited word that begins with the
-# state's last word (STATE_WORDS).
+# Every state above, one alternation. In its pattern each state follows whitespace (`\s+`, or the start of the
+# text for ci_step's) and its last word is followed by a word boundary or whitespace: a lesson a pattern matches
+# holds that last word (STATE_ENDS) as a whole word, and a word beginning with its letters (STATE_WORDS).
 STATES = "|".join((*CI_STATES, PR_STATES, RUN_STATES, ATTEMPT))
 
 
 def _last_word(state: str) -> str:
-    """The plain letters a state's last word begins with: `timed\\s+out` → out, `cancell?ed` → cancel."""
-    last = [part for part in re.split(r"\\s\+", state) if re.match(r"[a-z]", part)][-1]
-    letters = re.match(r"[a-z]+", last)
+    """A state's last word, as the regular expression it is: `timed\\s+out` → out, `on\\s+attempt\\s+\\d+` → attempt."""
+    return [part for part in re.split(r"\\s\+", state) if re.match(r"[a-z]", part)][-1]
+
+
+def _letters(word: str) -> str:
+    """The plain letters every match of a last word begins with: `cancell?ed` → cancel."""
+    letters = re.match(r"[a-z]+", word)
     assert letters is not None
-    word = letters.group(0)
-    return word[:-1] if last[len(word) : len(word) + 1] == "?" else word
+    found = letters.group(0)
+    return found[:-1] if word[len(found) : len(found) + 1] == "?" else found
 
 
-STATE_WORDS = tuple(sorted({_last_word(state) for state in STATES.split("|")}))
+STATE_ENDS = tuple(sorted({_last_word(state) for state in STATES.split("|")}))
+STATE_WORDS = tuple(sorted({_letters(word) for word in STATE_ENDS}))
 
 
 def states_regex(word_boundary: str) -> str:
@@ -142,14 +147,20 @@ def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> QuerySet[Any
 
     On PostgreSQL the state test is the full-text GIN index (`lore.selectors.lesson_search_vector`): a word that
     follows whitespace starts a lexeme, so a prefix query on STATE_WORDS finds every lesson a pattern matches
-    (and more: `red:*` also finds "redis"). Elsewhere it is `states_regex` (Python's `re` on SQLite). The three
+    (and more: `red:*` also finds "redis", which the whole-word test on the rows it found then drops). Elsewhere it is `states_regex` (Python's `re` on SQLite). The three
     tests are a UNION, each planned on its own (an OR would cost the index)."""
     lessons = lessons.exclude(kind__in=DURABLE_KINDS)
     if connection.vendor == "postgresql":
         query = SearchQuery(
             " | ".join(f"{word}:*" for word in STATE_WORDS), config=SEARCH_CONFIG, search_type="raw"
         )
-        stated = lessons.alias(search_vector=lesson_search_vector()).filter(search_vector=query)
+        # The index finds the lessons holding a word that begins like a state; `\m…\M` (PostgreSQL's word start
+        # and end) keeps those holding a state's last word whole ("redirect" is not "red"), read on those rows only.
+        stated = (
+            lessons.alias(search_vector=lesson_search_vector())
+            .filter(search_vector=query)
+            .filter(content__iregex=rf"\m(?:{'|'.join(STATE_ENDS)})\M")
+        )
     else:
         stated = lessons.filter(content__iregex=states_regex(r"\b"))
     labelled_kind = lessons.alias(lower_kind=Lower("kind")).filter(lower_kind__in=EPHEMERAL_LABELS)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from itertools import chain
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
@@ -145,6 +144,60 @@ def findings_record(
     return findings
 
 
+class GardenRunPending(Exception):
+    """An inventory of this account is already queued or running (lore.garden.queue)."""
+
+
+def _run_start(
+    account: Account, run: GardenRun | None, *, trigger: str, full: bool, now: datetime
+) -> GardenRun | None:
+    """The run, now running: a queued one taken up (None when it is no longer pending: done, failed, or taken
+    by another worker and finished), or a new one (GardenRunPending when the account has one pending)."""
+    last = (
+        GardenRun.objects.filter(account=account, status=GardenRun.Status.DONE)
+        .order_by("-started_at")
+        .first()
+    )
+    since = None if (run.full if run else full) or last is None else last.started_at
+    if run is None:
+        try:
+            with transaction.atomic():
+                return GardenRun.objects.create(
+                    account=account, trigger=trigger, full=since is None, since=since, started_at=now
+                )
+        except IntegrityError:
+            raise GardenRunPending(
+                f"an inventory of account {account.pk} is already queued or running"
+            ) from None
+    started = GardenRun.objects.filter(pk=run.pk, status__in=GardenRun.PENDING).update(
+        status=GardenRun.Status.RUNNING, full=since is None, since=since, started_at=now, phase=""
+    )
+    if not started:
+        return None
+    run.refresh_from_db()
+    return run
+
+
+def _detections(
+    account: Account, run: GardenRun, *, since: datetime | None, now: datetime, examined: Examined
+) -> Iterator[Proposal]:
+    """The three detectors in turn, each one's name and the lessons examined so far written to the run (its
+    progress) as it starts."""
+    detectors: list[tuple[str, Callable[[], Iterator[Proposal]]]] = [
+        (Finding.Kind.NEAR_DUPLICATE, lambda: near_duplicates(account, since=since, examined=examined)),
+        (Finding.Kind.SUPERSEDED, lambda: superseded(account, since=since, examined=examined)),
+        (
+            Finding.Kind.EXPIRED_EPHEMERA,
+            lambda: expired_ephemera(
+                account, now=now, days=account.garden_ephemera_days, since=since, examined=examined
+            ),
+        ),
+    ]
+    for kind, detect in detectors:
+        GardenRun.objects.filter(pk=run.pk).update(phase=kind, examined=examined.total)
+        yield from detect()
+
+
 def garden_inventory(
     account: Account,
     *,
@@ -152,30 +205,24 @@ def garden_inventory(
     full: bool = False,
     actor: str = "",
     now: datetime | None = None,
+    run: GardenRun | None = None,
 ) -> GardenRun:
     """Inventory one account: prune stale findings, run the detectors, record new findings (at most
-    GARDEN_FINDINGS_MAX). Changes no lesson."""
+    GARDEN_FINDINGS_MAX). Changes no lesson. With `run`: that queued run (its `full` decides), answered as it
+    is when it is no longer pending; without: a new run, GardenRunPending when one is queued or running."""
     reads_settle_for(account, ROW_FIELDS)  # the keeper is the most Chosen: counters exact first (lore.reads)
     now = now or timezone.now()
-    last = (
-        GardenRun.objects.filter(account=account, status=GardenRun.Status.DONE)
-        .order_by("-started_at")
-        .first()
-    )
-    since = None if full or last is None else last.started_at
-    run = GardenRun.objects.create(
-        account=account, trigger=trigger, full=since is None, since=since, started_at=now
-    )
+    started = _run_start(account, run, trigger=trigger, full=full, now=now)
+    if started is None:
+        assert run is not None
+        run.refresh_from_db()
+        return run
+    run = started
+    since = run.since
     try:
         findings_prune_stale(account)
         known, examined, found = _Known(account), Examined(), 0
-        detections = chain(
-            near_duplicates(account, since=since, examined=examined),
-            superseded(account, since=since, examined=examined),
-            expired_ephemera(
-                account, now=now, days=account.garden_ephemera_days, since=since, examined=examined
-            ),
-        )
+        detections = _detections(account, run, since=since, now=now, examined=examined)
         batch: list[Proposal] = []
         for proposal in detections:
             for piece in _chunks(proposal, known, account.garden_apply_cap):
@@ -191,11 +238,15 @@ def garden_inventory(
     except Exception as exc:
         log.exception("garden inventory of account %s failed", account.pk)
         GardenRun.objects.filter(pk=run.pk).update(
-            status=GardenRun.Status.FAILED, finished_at=timezone.now(), error=str(exc)[:2000]
+            status=GardenRun.Status.FAILED, finished_at=timezone.now(), error=str(exc)[:2000] or repr(exc)
         )
         raise
     GardenRun.objects.filter(pk=run.pk).update(
-        status=GardenRun.Status.DONE, finished_at=timezone.now(), examined=examined.total, found=found
+        status=GardenRun.Status.DONE,
+        finished_at=timezone.now(),
+        examined=examined.total,
+        found=found,
+        phase="",
     )
     if actor:
         activity_record(

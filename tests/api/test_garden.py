@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
-from lore.models import Finding, Lesson, SupersedesClaim
+import pytest
+from django.utils import timezone
+
+from lore.models import Finding, GardenRun, Lesson, SupersedesClaim
 from tests.api.conftest import error_of
 from tests.lore.garden_helpers import write
 
 pytestmark = pytest.mark.django_db
 UV = "Use uv instead of pip for every install; the lockfile is uv.lock and CI checks it."
+
+
+@pytest.fixture
+def garden_run(api, django_capture_on_commit_callbacks):  # noqa: ANN001, ANN201
+    """POST /garden/run, its queued task run at commit (eager in tests)."""
+
+    def run(body: dict | None = None):  # noqa: ANN202
+        with django_capture_on_commit_callbacks(execute=True):
+            return api.post("/garden/run", body)
+
+    return run
 
 
 @pytest.fixture
@@ -19,12 +33,16 @@ def duplicates(account):  # noqa: ANN001, ANN201
     return keeper, copy
 
 
-def test_garden_run_inventories_and_get_findings_reports_members_actions_and_evidence(
-    api, duplicates
+def test_garden_run_queues_an_inventory_and_get_findings_reports_members_actions_and_evidence(
+    api, garden_run, duplicates
 ) -> None:  # noqa: ANN001
     keeper, copy = duplicates
-    run = api.post("/garden/run")
-    assert run.status_code == 200 and run.json()["found"] == 1 and run.json()["full"] is True
+    run = garden_run()
+    assert (
+        run.status_code == 202 and run.json()["status"] == "queued" and run.json()["already_pending"] is False
+    )
+    done = api.get(f"/garden/runs/{run.json()['id']}").json()
+    assert (done["status"], done["found"], done["full"], done["phase"]) == ("done", 1, True, "")
     report = api.get("/findings").json()
     (finding,) = report["items"]
     assert report["apply_cap"] == 25 and report["last_run"]["id"] == run.json()["id"]
@@ -39,9 +57,9 @@ def test_garden_run_inventories_and_get_findings_reports_members_actions_and_evi
     assert api.get("/findings", kind="bogus").status_code == 422
 
 
-def test_apply_retires_then_undo_restores_and_a_second_apply_is_a_409(api, duplicates) -> None:  # noqa: ANN001
+def test_apply_retires_then_undo_restores_and_a_second_apply_is_a_409(api, garden_run, duplicates) -> None:  # noqa: ANN001
     keeper, copy = duplicates
-    api.post("/garden/run")
+    garden_run()
     finding_id = api.get("/findings").json()["items"][0]["id"]
     applied = api.post(f"/findings/{finding_id}/apply")
     assert applied.status_code == 200 and applied.json()["archived"] == 1
@@ -54,8 +72,10 @@ def test_apply_retires_then_undo_restores_and_a_second_apply_is_a_409(api, dupli
     assert not Lesson.objects.filter(archived_at__isnull=False).exists()
 
 
-def test_apply_after_a_rewrite_is_a_409_stale_and_retires_nothing(api, account, duplicates) -> None:  # noqa: ANN001
-    api.post("/garden/run")
+def test_apply_after_a_rewrite_is_a_409_stale_and_retires_nothing(
+    api, account, garden_run, duplicates
+) -> None:  # noqa: ANN001
+    garden_run()
     finding_id = api.get("/findings").json()["items"][0]["id"]
     api.post(
         "/memories", {"scope": "branch::acme/app::main", "key": "use-uv-2", "content": UV.lower() + " yes"}
@@ -65,8 +85,8 @@ def test_apply_after_a_rewrite_is_a_409_stale_and_retires_nothing(api, account, 
     assert not Lesson.objects.filter(archived_at__isnull=False).exists()
 
 
-def test_dismiss_answers_the_finding_dismissed(api, duplicates) -> None:  # noqa: ANN001
-    api.post("/garden/run")
+def test_dismiss_answers_the_finding_dismissed(api, garden_run, duplicates) -> None:  # noqa: ANN001
+    garden_run()
     finding_id = api.get("/findings").json()["items"][0]["id"]
     dismissed = api.post(f"/findings/{finding_id}/dismiss")
     assert dismissed.status_code == 200 and dismissed.json()["status"] == "dismissed"
@@ -74,8 +94,8 @@ def test_dismiss_answers_the_finding_dismissed(api, duplicates) -> None:  # noqa
     assert [f["id"] for f in api.get("/findings", status="dismissed").json()["items"]] == [finding_id]
 
 
-def test_another_accounts_finding_answers_404(api, other_api, duplicates) -> None:  # noqa: ANN001
-    api.post("/garden/run")
+def test_another_accounts_finding_answers_404(api, other_api, garden_run, duplicates) -> None:  # noqa: ANN001
+    garden_run()
     finding_id = api.get("/findings").json()["items"][0]["id"]
     for action in ("apply", "dismiss", "undo"):
         assert other_api.post(f"/findings/{finding_id}/{action}").status_code == 404
@@ -83,10 +103,28 @@ def test_another_accounts_finding_answers_404(api, other_api, duplicates) -> Non
     assert Finding.objects.get(pk=finding_id).status == "open"
 
 
-def test_garden_run_can_be_queued_on_the_worker(api, duplicates, django_capture_on_commit_callbacks) -> None:  # noqa: ANN001
-    with django_capture_on_commit_callbacks(execute=True):
-        queued = api.post("/garden/run", {"queue": True})
-    assert queued.status_code == 202 and Finding.objects.count() == 1  # eager in tests
+def test_a_second_garden_run_while_one_is_queued_answers_that_one_already_pending(api, duplicates) -> None:  # noqa: ANN001
+    first = api.post("/garden/run")  # its task is never sent: the test transaction never commits
+    second = api.post("/garden/run", {"full": True})
+    assert first.status_code == second.status_code == 202
+    assert second.json()["id"] == first.json()["id"] and second.json()["already_pending"] is True
+    assert GardenRun.objects.filter(status="queued").count() == 1 and Finding.objects.count() == 0
+
+
+def test_a_garden_run_no_worker_finished_in_time_stops_blocking_the_next_one(
+    api, account, duplicates
+) -> None:  # noqa: ANN001
+    first = api.post("/garden/run").json()
+    GardenRun.objects.filter(pk=first["id"]).update(started_at=timezone.now() - timedelta(days=1))
+    second = api.post("/garden/run").json()
+    assert second["id"] != first["id"] and second["already_pending"] is False
+    assert GardenRun.objects.get(pk=first["id"]).status == "failed"
+
+
+def test_another_accounts_garden_run_answers_404(api, other_api, garden_run, duplicates) -> None:  # noqa: ANN001
+    run_id = garden_run().json()["id"]
+    assert other_api.get(f"/garden/runs/{run_id}").status_code == 404
+    assert api.get(f"/garden/runs/{run_id}").status_code == 200
 
 
 def test_write_takes_supersedes_addresses(api, account) -> None:  # noqa: ANN001

@@ -33,6 +33,7 @@ ENDPOINTS = {
     ("post", "/api/v1/findings/{finding_id}/dismiss"),
     ("post", "/api/v1/findings/{finding_id}/undo"),
     ("post", "/api/v1/garden/run"),
+    ("get", "/api/v1/garden/runs/{garden_run_id}"),
 }
 
 

@@ -21,7 +21,7 @@ def test_inventory_then_review_the_evidence_apply_and_undo(page, account) -> Non
     assert page.locator("[data-empty]").is_visible()
     page.click("text=Run the gardener now")
     page.wait_for_selector("[data-finding]")
-    assert "The gardener is running" in page.inner_text(".flash")
+    assert "queued: its findings appear here when it finishes" in page.inner_text(".flash")
     last_run = page.inner_text("[data-last-run]")
     assert "2 new findings" not in last_run and "1 new findings" in last_run
     finding = page.locator("[data-finding]").first

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from lore.garden.inventory import garden_inventory
 from lore.models import Finding, GardenRun, Lesson
@@ -88,9 +91,28 @@ def test_run_the_gardener_now_queues_the_inventory_and_the_request_examines_noth
     with django_capture_on_commit_callbacks(execute=False) as queued:
         response = logged_in.post(reverse("findings:run"))
     assert response.status_code == 302 and len(queued) == 1
-    assert not GardenRun.objects.filter(account=account).exists()  # the request itself ran no inventory
+    run = GardenRun.objects.get(account=account)
+    assert (run.status, run.examined) == ("queued", 0)  # the request itself examined nothing
     queued[0]()  # what the worker runs
-    assert GardenRun.objects.get(account=account).found == 1
+    run.refresh_from_db()
+    assert (run.status, run.found) == ("done", 1)
+
+
+def test_while_an_inventory_is_pending_the_page_shows_it_and_a_second_click_queues_no_other(
+    logged_in: Client,
+    account,
+    django_capture_on_commit_callbacks,  # noqa: ANN001
+) -> None:
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        logged_in.post(reverse("findings:run"))
+        again = logged_in.post(reverse("findings:run"), follow=True)
+    run = GardenRun.objects.get(account=account)
+    page = again.content.decode()
+    assert len(queued) == 1 and f"Inventory #{run.pk} is already queued" in page
+    assert "data-garden-pending" in page and 'data-garden-run disabled aria-disabled="true"' in page
+    queued[0]()
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert "data-garden-pending" not in page and "data-last-run" in page
 
 
 def test_another_accounts_finding_answers_404_on_the_page(duplicates, other_account) -> None:  # noqa: ANN001
@@ -115,3 +137,15 @@ def test_the_sheet_links_superseded_by_and_supersedes(logged_in: Client, duplica
     assert "Superseded by" in retired and reverse("explorer:sheet", args=[keeper.pk]) in retired
     kept = logged_in.get(reverse("explorer:sheet", args=[keeper.pk])).content.decode()
     assert "Supersedes" in kept and reverse("explorer:sheet", args=[copy.pk]) in kept
+
+
+def test_a_run_no_worker_finished_in_time_no_longer_shows_pending_on_the_page(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    lost = GardenRun.objects.create(
+        account=account, status="running", started_at=timezone.now() - timedelta(days=1)
+    )
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert "data-garden-pending" not in page and "data-garden-run>" in page
+    lost.refresh_from_db()
+    assert lost.status == "failed" and "time limit" in lost.error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from bench.garden import PRECISION_MIN, RECALL_MIN, corpus_evaluate, corpus_load
 from lore.garden.apply import (
@@ -14,9 +15,10 @@ from lore.garden.apply import (
     finding_undo,
 )
 from lore.garden.ephemera import ephemera_candidates, ephemera_match
-from lore.garden.inventory import garden_inventory
-from lore.models import Finding, FindingMember, Lesson, LessonBand, LessonEvent
+from lore.garden.inventory import GardenRunPending, garden_inventory
+from lore.models import Finding, FindingMember, GardenRun, Lesson, LessonBand, LessonEvent
 from lore.services import lesson_protect
+from lore.tasks import nightly_garden
 from tests.lore.garden_helpers import write
 
 pytestmark = pytest.mark.django_db
@@ -176,6 +178,7 @@ def test_the_sql_pre_filter_leaves_out_lessons_without_a_state_word_or_a_status_
     write(account, "global", "pinned", "Pin the Postgres image to 16.4; the reader checks it by hand.")
     write(account, "global", "decided", "PR #42 is draft", kind="decision")
     write(account, "global", "evergreen", "The evergreen service reads its config from etcd.")
+    write(account, "global", "redirect", "Login redirects go through /auth/callback; the output is logged.")
     candidates = ephemera_candidates(account.pk, Lesson.objects.filter(account=account))
     assert sorted(candidates) == sorted(lesson.pk for lesson in kept)
 
@@ -319,3 +322,23 @@ def test_on_the_labelled_corpus_precision_is_at_least_095_for_every_kind_and_rec
     assert all(p is not None and p >= PRECISION_MIN for p in result["precision"].values()), result
     assert result["recall"]["near_verbatim_duplicates"] >= RECALL_MIN, result
     assert result["recall"]["expired_ephemera"] >= RECALL_MIN, result
+
+
+def test_the_nightly_task_starts_no_inventory_for_an_account_with_one_queued(account, other_account) -> None:  # noqa: ANN001
+    queued = GardenRun.objects.create(account=account, status="queued", started_at=timezone.now())
+    found = nightly_garden()
+    assert account.pk not in found and other_account.pk in found
+    assert list(GardenRun.objects.filter(account=account)) == [queued]
+    assert GardenRun.objects.get(account=other_account).status == "done"
+
+
+def test_a_direct_inventory_is_refused_while_one_is_queued_and_the_queued_one_runs_once(account) -> None:  # noqa: ANN001
+
+    write(account, "repo::acme/app", "use-uv", UV)
+    write(account, "repo::acme/app", "use-uv-2", UV.lower())
+    queued = GardenRun.objects.create(account=account, status="queued", started_at=timezone.now())
+    with pytest.raises(GardenRunPending):
+        garden_inventory(account)
+    assert garden_inventory(account, run=queued).status == "done"
+    again = garden_inventory(account, run=queued)  # a redelivered message: the run is finished, left alone
+    assert (again.pk, again.found, Finding.objects.count()) == (queued.pk, 1, 1)

@@ -181,9 +181,11 @@ def test_garden_reports_findings_and_apply_retires_them(lorekit, account) -> Non
         "repo::acme/api::backup",
     )
     assert wrote.returncode == 0, wrote.stderr
-    report = lorekit("garden", "--run")
+    report = lorekit("garden", "--run", "--wait", "60")
     assert (
         report.returncode == 0
+        and "Inventory #" in report.stdout
+        and "done: " in report.stdout
         and "superseded" in report.stdout
         and "retire repo::acme/api::backup" in report.stdout
     )

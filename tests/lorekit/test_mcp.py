@@ -187,7 +187,7 @@ def test_garden_report_then_apply_retires_the_finding(lorekit_env, account) -> N
                 "supersedes": ["repo::acme/app::nothing-here"],
             },
         )
-        report = await session.call_tool("garden.report", {"run": True})
+        report = await session.call_tool("garden.report", {"run": True, "wait": 30})
         finding_id = result_of(report)["items"][0]["id"]
         return (
             result_of(written),
@@ -197,6 +197,7 @@ def test_garden_report_then_apply_retires_the_finding(lorekit_env, account) -> N
 
     written, report, applied = with_session(lorekit_env, script)
     assert written["key"] == "use-uv-2" and len(report["items"]) == 1
+    assert report["run"]["status"] == "done"  # queued, then followed until the worker finished it
     assert report["items"][0]["kind"] == "near_duplicate" and applied["archived"] == 1
     copy = Lesson.objects.get(key="use-uv-2")
     assert copy.archived_at is not None and copy.superseded_by_id == keeper.pk

@@ -20,6 +20,7 @@ from lore.models import (
     ApiToken,
     Finding,
     FindingMember,
+    GardenRun,
     Lesson,
     LessonEvent,
     LessonTag,
@@ -53,6 +54,7 @@ class World:
     job: TransferJob
     member: Membership
     findings: list[Finding] = field(default_factory=list)
+    garden_runs: list[GardenRun] = field(default_factory=list)
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -110,8 +112,23 @@ def world_build(account: Account) -> World:
     assert archived.archived_by_run_id == run.pk and active.archived_at is None
     member = MembershipFactory(account=account, user=UserFactory(username="a-viewer"), role=Role.VIEWER)
     findings = [_finding(account, active, "open"), _finding(account, archived, "applied", run)]
+    garden_run = GardenRun.objects.create(
+        account=account, status=GardenRun.Status.DONE, started_at=timezone.now(), finished_at=timezone.now()
+    )
     return World(
-        account, active, archived, protected, policy, global_policy, run, token, raw, job, member, findings
+        account,
+        active,
+        archived,
+        protected,
+        policy,
+        global_policy,
+        run,
+        token,
+        raw,
+        job,
+        member,
+        findings,
+        [garden_run],
     )
 
 
@@ -149,6 +166,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "runs": _rows(PolicyRun.objects.filter(account=account)),
         "tokens": _rows(ApiToken.objects.filter(account=account)),
         "findings": _rows(Finding.objects.filter(account=account)),
+        "garden_runs": _rows(GardenRun.objects.filter(account=account)),
         "transfer_jobs": _rows(TransferJob.objects.filter(account=account)),
         "members": _rows(Membership.objects.filter(account=account)),
         "activity": _rows(Activity.objects.filter(account=account)),

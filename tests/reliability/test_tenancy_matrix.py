@@ -78,6 +78,7 @@ def _path_targets(path: str, world: World) -> list[tuple[str, str]]:
         "run_id": [world.run.pk],
         "token_id": [world.token.pk],
         "finding_id": [f.pk for f in world.findings],
+        "garden_run_id": [r.pk for r in world.garden_runs],
         "job_id": [world.job.pk],
     }
     params = [p["name"] for p in _operation_params(path)]
