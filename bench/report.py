@@ -76,7 +76,7 @@ def target_value(target: Target, result: dict[str, Any]) -> tuple[float | None, 
     http = {k: v for k, v in mine.items() if v["method"] != "CALL"}
     pool = http or mine
     if not pool:
-        return None, "not available yet"
+        return None, "not in this run"
     name, worst = max(pool.items(), key=lambda kv: kv[1]["p95_ms"])
     note = ", ".join(f"{k} {v['p95_ms']:.0f}" for k, v in pool.items())
     if not http:

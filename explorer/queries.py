@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
@@ -115,17 +116,41 @@ def _population_parts(
     return [qs.filter(found, archived_at__isnull=True), qs.filter(found, archived_at__isnull=False)]
 
 
+# What lesson_page_counts carries besides the account and archived_at: a population described by these columns
+# alone is counted in one index-only pass over it, both statuses at once (the unfiltered page).
+_PAGE_COUNTS_FIELDS = frozenset({"scope", "host", "kind", "protected"})
+
+
+def _one_pass(state: ExplorerState, rule: Rule, fields: set[str], now: datetime) -> bool:
+    """Whether `lesson_page_counts` alone answers the counts: no condition, search, date range or run, and
+    dimensions (filtered or on an axis) among its columns."""
+    plain = (
+        not rule.conditions and not state.q and state.run is None and state.range.bounds(now) == (None, None)
+    )
+    dims = {DIMENSIONS_BY_NAME[name].field for name in rule.dimensions}
+    return plain and (dims | fields) <= _PAGE_COUNTS_FIELDS
+
+
 def _counting_parts(
-    account: Account, state: ExplorerState, rule: Rule, now: datetime
-) -> list[QuerySet[Lesson]]:
-    """The population as two disjoint parts to be counted and added up: its active lessons and its archived ones.
-    Every index the counts can be answered from is partial on the status (`lesson_active_facts`,
-    `lesson_archived_recent`), so one predicate over both statuses could use none of them and read the table;
-    apart, the active part (98% of a store) is an index-only scan of the covering index and the archived part
-    a range of its own index."""
+    account: Account, state: ExplorerState, rule: Rule, fields: set[str], now: datetime
+) -> list[tuple[QuerySet[Lesson], Q | bool, Q | bool]]:
+    """The population (rule, search, date range and run) as disjoint parts counted apart and added up, each with
+    which of its lessons the list shows and which are archived (a Q, or all/none).
+
+    One part when `lesson_page_counts` answers it in one index-only pass (`_one_pass`, the unfiltered page).
+    Otherwise two, by status: every index that carries the other columns is partial on the status
+    (`lesson_active_facts`, `lesson_archived_recent`) and none stores `archived_at`, so a predicate over both
+    statuses, or a flag computed from `archived_at`, reads the table; apart, the active part (98% of a store) is
+    an index-only scan of the covering index, with constant flags."""
     qs = _narrow(Lesson.objects.filter(account=account).filter(rule_predicate(rule, now)), state, now)
+    if _one_pass(state, rule, fields, now):
+        return [(qs, _shown_q(state), Q(archived_at__isnull=False))]
     found = text_search_q(state.q) if state.q else Q()
-    return [qs.filter(found, archived_at__isnull=True), qs.filter(found, archived_at__isnull=False)]
+    active_shown: Q | bool = (not state.archived) and (Q(protected=False) if state.has_conditions else True)
+    return [
+        (qs.filter(found, archived_at__isnull=True), active_shown, False),
+        (qs.filter(found, archived_at__isnull=False), state.archived, True),
+    ]
 
 
 def _population(account: Account, state: ExplorerState, rule: Rule, now: datetime) -> QuerySet[Lesson]:
@@ -292,15 +317,18 @@ def _picked(rule: Rule, dim: Dimension) -> frozenset[str]:
     return frozenset(picked.values)
 
 
-def _flag(q: Q) -> Case | Value:
+def _flag(q: Q | bool) -> Case | Value:
+    if isinstance(q, bool):
+        return Value(q)
     if not q:
         return Value(True)
     return Case(When(q, then=Value(True)), default=Value(False), output_field=BooleanField())
 
 
-# Stat cards and matrix in one scan: the inner query flags each lesson (shown in the list? archived?); the outer
-# one is a single hash aggregate by the two axes and the scope, small enough to fold in Python into the cells and
-# the card totals (Scopes active counts the scopes with a shown lesson). A cell counts exactly the shown lessons.
+# Stat cards and matrix in one statement: per part (active, archived), the inner query flags each lesson (shown in
+# the list? archived?) and the outer one is a hash aggregate by the two axes and the scope; the parts' rows are
+# small enough to fold in Python into the cells and the card totals (Scopes active counts the scopes with a shown
+# lesson). A cell counts exactly the shown lessons.
 _CARDS_AND_MATRIX = """
 SELECT r, c, scope,
        COUNT(*) FILTER (WHERE x_shown) AS cell,
@@ -317,18 +345,23 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     rows_dim, cols_dim, rule = _axes(state)
     if rows_dim.is_tags or cols_dim.is_tags:
         return stat_cards(account, state, now=now), matrix(account, state, now=now)
-    flagged = [
-        part.annotate(x_shown=_flag(_shown_q(state)), x_archived=_flag(Q(archived_at__isnull=False)))
-        .order_by()
-        .values("scope", "protected", "x_shown", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field))
-        for part in _counting_parts(account, state, rule, now)
-    ]
-    inner = flagged[0].union(*flagged[1:], all=True)
-    sql, params = inner.query.sql_with_params()
+    # Protected counts the pinned lessons of the status in view (archived ones in the archived view).
+    status = "x_archived" if state.archived else "NOT x_archived"
+    statements: list[str] = []
+    params: list[Any] = []
+    axes = {rows_dim.field, cols_dim.field}
+    for part, part_shown, part_archived in _counting_parts(account, state, rule, axes, now):
+        flagged = (
+            part.annotate(x_shown=_flag(part_shown), x_archived=_flag(part_archived))
+            .order_by()
+            .values("scope", "protected", "x_shown", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field))
+        )
+        sql, part_params = flagged.query.sql_with_params()
+        statements.append(_CARDS_AND_MATRIX.format(inner=sql, status=status))
+        params.extend(part_params)
     with connection.cursor() as cursor:
-        # Protected counts the pinned lessons of the status in view (archived ones in the archived view).
-        status = "x_archived" if state.archived else "NOT x_archived"
-        cursor.execute(_CARDS_AND_MATRIX.format(inner=sql, status=status), params)
+        parts = (f"SELECT * FROM ({statement}) AS part{n}" for n, statement in enumerate(statements))
+        cursor.execute(" UNION ALL ".join(parts), params)
         grouped = cursor.fetchall()
     cells: dict[tuple[str, str], int] = {}
     lessons = protected = archived = 0

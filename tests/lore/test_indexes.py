@@ -7,8 +7,12 @@ from datetime import timedelta
 import pytest
 from django.db import connection, transaction
 from django.db.models import Count, Q
+from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from explorer.queries import cards_and_matrix
+from explorer.state import ExplorerState
 from lore.candidates import candidates
 from lore.conditions import DIMENSIONS, PARAMS, DimFilter
 from lore.decay import DECAY_INPUTS
@@ -161,3 +165,21 @@ def test_the_decisions_a_run_respects_are_found_by_their_own_index_not_the_event
 
     plan = _plan(LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=timezone.now()))
     assert "lessonevent_decision_at" in plan
+
+
+def test_the_explorers_filtered_counts_read_the_active_lessons_from_the_covering_index_only(account) -> None:  # noqa: ANN001
+    require_postgres()
+    _lessons(account)
+    state = ExplorerState.from_query(
+        QueryDict("retention=min_age_days:90,max_opened_count:0&kind=bus&host=aw")
+    )
+    with CaptureQueriesContext(connection) as captured:
+        cards, _ = cards_and_matrix(account, state, now=timezone.now())
+    (counting,) = [q["sql"] for q in captured.captured_queries if "GROUP BY" in q["sql"]]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        cursor.execute("EXPLAIN " + counting)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Only Scan using lesson_active_facts" in plan
+    assert cards.lessons == candidates(account, state.rule).count() > 0
