@@ -183,6 +183,9 @@ class Lesson(models.Model):
         on_delete=models.SET_NULL,
         related_name="archived_lessons",
         db_index=False,  # lesson_archived_by_run below, partial and ordered for "Undo run"
+        # No database constraint: an archive batch sets it on 2,000 lessons to the id of the run doing it, and
+        # PostgreSQL checked it row by row at commit (bench/RESULTS.md, issue 16 #22). SET_NULL still applies.
+        db_constraint=False,
     )
     archive_reason = models.CharField(max_length=200, blank=True, default="")
     # Set when the gardener retires this lesson in favour of another (a near duplicate's keeper, or the lesson
@@ -350,13 +353,16 @@ class LessonEvent(models.Model):
         IMPORTED = "imported"
         WRITTEN = "written"
 
-    # account and run carry no database constraint: an archive batch writes one event per lesson, and PostgreSQL
-    # checked both keys row by row at commit — a quarter of a run's time (bench/RESULTS.md) — for values the same
-    # statement copies from the lesson it archives and from the run doing it. Django's on_delete still applies;
-    # the lesson key, the one that says which lesson an event is about, keeps its constraint.
+    # No key here carries a database constraint: an archive or restore batch writes one event per lesson, and
+    # PostgreSQL checked every key row by row at commit — a quarter of a run's time for account and run
+    # (bench/RESULTS.md #14), a tenth of a batch for the lesson (#22) — for values the same statement copies from
+    # the lesson it changes and the run doing it. Django's on_delete still applies: every path that deletes
+    # lessons (lore.purge, the demo reseed) goes through the ORM, which deletes their events first.
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_constraint=False)
     # Covered by lessonevent_lesson_at.
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="events", db_index=False)
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.CASCADE, related_name="events", db_index=False, db_constraint=False
+    )
     action = models.CharField(max_length=16, choices=Action.choices)
     actor = models.CharField(max_length=200, blank=True, default="")
     run = models.ForeignKey(
