@@ -213,6 +213,18 @@ def _newest_key(ctx: Context, conditions: dict[str, int], dimensions: dict[str, 
     return rows[0].key if rows else ""
 
 
+# Issue 16 #23: a search of a word the store carries, and of one it does not (the demo store has no "timeout"), which
+# read the whole store newest first at 1M before rare words were read from the full-text index.
+SEARCH_COMMON = "hydration"
+SEARCH_ABSENT = "timeout"
+
+
+def _newest_key_matching(ctx: Context, q: str) -> str:
+    """The key of the first row a search for `q` lists."""
+    rows = lessons_page(lessons_filtered(ctx.ids.account, Rule(), q=q, now=ctx.now), limit=1).rows
+    return rows[0].key if rows else ""
+
+
 def _admin_first_key(ctx: Context, params: dict[str, object]) -> str:
     """The admin lists by descending id: the key of the first row of the changelist with these lookups."""
     lookups = {k: (v == "True" if k.endswith("__isnull") else v) for k, v in params.items()}
@@ -333,6 +345,24 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             path="/api/v1/memories?limit=50",
             who="token",
             expect=_newest_key(ctx, {}, {}),
+        ),
+        Scenario(
+            "api.search_common",
+            f"POST /api/v1/memories/search, a word most lessons carry ({SEARCH_COMMON!r}, limit 20)",
+            method="POST",
+            path="/api/v1/memories/search",
+            body={"query": SEARCH_COMMON, "limit": 20},
+            who="token",
+            expect=_newest_key_matching(ctx, SEARCH_COMMON),
+        ),
+        Scenario(
+            "api.search_absent",
+            f"POST /api/v1/memories/search, a word no lesson carries ({SEARCH_ABSENT!r}, limit 20)",
+            method="POST",
+            path="/api/v1/memories/search",
+            body={"query": SEARCH_ABSENT, "limit": 20},
+            who="token",
+            expect='"items"',
         ),
         Scenario(
             "svc.read_bump",

@@ -119,6 +119,14 @@ SEARCH_SHORT_WORDS_MAX = Limit(
     setting="LORE_SEARCH_SHORT_WORDS_MAX",
     why="a one-letter prefix matches most of the store",
 )
+SEARCH_RARE_IDS = Limit(
+    "SEARCH_RARE_IDS",
+    10_000,
+    "lessons",
+    "read from the full-text index for a search of a rare word, before its page is read by id",
+    setting="LORE_SEARCH_RARE_IDS",
+    why="past it the search is read newest first, which finds a page of a common word in a few rows",
+)
 LIST_PAGE_MAX = Limit("LIST_PAGE_MAX", 200, "lessons", "per page", field="limit")
 REQUEST_BODY_MAX = Limit(
     "REQUEST_BODY_MAX",
