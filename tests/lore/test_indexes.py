@@ -85,6 +85,34 @@ def test_the_explorers_unfiltered_numbers_read_only_the_small_page_index(account
     assert "Index Only Scan using lesson_page_counts" in _plan(numbers)
 
 
+def test_the_cards_and_matrix_group_their_keys_in_the_order_the_counting_index_stores_them() -> None:
+    from explorer.queries import _group_by
+
+    keys = {"scope": "scope", "r": "host", "c": "kind"}
+    assert _group_by("lesson_page_counts", keys) == "scope, r, c"
+    assert _group_by("lesson_active_facts", keys) == "c, r, scope"
+    assert _group_by("lesson_page_counts", {"scope": "scope", "r": "trigger", "c": "kind"}) == "scope, c, r"
+
+
+def test_the_unfiltered_page_groups_its_counts_as_the_page_index_streams_them_without_sorting(
+    account,
+) -> None:  # noqa: ANN001
+    """PostgreSQL 15 groups in the order written: in the index's order the pass is grouped as it streams."""
+    require_postgres()
+    _lessons(account)
+    state = ExplorerState.from_query(QueryDict(""))
+    with CaptureQueriesContext(connection) as queries:
+        cards_and_matrix(account, state, now=timezone.now())
+    counting = next(q["sql"] for q in queries.captured_queries if "GROUP BY" in q["sql"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_hashagg"):
+            cursor.execute(f"SET LOCAL {setting} = off")
+        cursor.execute("EXPLAIN " + counting)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Only Scan using lesson_page_counts" in plan
+    assert "GroupAggregate" in plan and "Sort" not in plan
+
+
 def test_undo_walks_a_runs_lessons_in_id_order_through_the_partial_run_index(account) -> None:  # noqa: ANN001
     require_postgres()
     _lessons(account)
