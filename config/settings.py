@@ -103,17 +103,6 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["OPTIONS"].update(
         {"timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
     )
-elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # A parallel plan starts worker processes for one request's query. Measured at 1M lessons on 2 cores, the
-    # server's default price of that (1000) made the preview's count and the filtered counts slower in parallel
-    # than alone (preview 172 → 110 ms at 10000) while the full passes that gain from it (the unfiltered page and
-    # menu) still get it (docs/scaling.md, bench/RESULTS.md #25). 0 leaves the server's setting.
-    PG_PARALLEL_SETUP_COST = env.int("LORE_PG_PARALLEL_SETUP_COST", default=10_000)
-    if PG_PARALLEL_SETUP_COST:
-        _options = DATABASES["default"].setdefault("OPTIONS", {})
-        _options["options"] = (
-            f"{_options.get('options', '')} -c parallel_setup_cost={PG_PARALLEL_SETUP_COST}".strip()
-        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # lore.Lesson's covering index (lesson_active_facts) carries INCLUDE columns on PostgreSQL; SQLite keeps its key only.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
