@@ -116,6 +116,7 @@ def _store_clear(account: Account) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
                 "TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lessonband, lore_supersedesclaim, "
+                "lore_lessonvaluecount, "
                 "lore_findingmember, lore_finding, lore_lessonread, lore_lesson"
             )
     else:

@@ -26,6 +26,7 @@ GARDEN_TASK = "lore.tasks.nightly_garden"
 GARDEN_DELAY_MINUTES = 30  # after the sweep's tick: the sweep's archive runs go first
 TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
 READS_FOLD_TASK = "lore.tasks.reads_fold_all"
+VALUE_COUNTS_FOLD_TASK = "lore.tasks.value_counts_fold_all"
 
 app = Celery("lore")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -57,6 +58,8 @@ def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
         "expired-transfers": {"task": TRANSFERS_EXPIRE_TASK, "schedule": crontab(minute="17")},
         # Every minute: buffered reads folded into the lessons' counters (lore.reads).
         "reads-fold": {"task": READS_FOLD_TASK, "schedule": crontab(minute="*")},
+        # Every minute: the per-value counts' appended changes summed, one row per value (lore.value_counts).
+        "value-counts-fold": {"task": VALUE_COUNTS_FOLD_TASK, "schedule": crontab(minute="*")},
     }
 
 

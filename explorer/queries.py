@@ -23,6 +23,7 @@ from lore.rules.rule import Rule
 from lore.scopes import scope_q
 from lore.selectors import dimension_value_counts as _value_counts
 from lore.selectors import lessons_filtered, text_search_q
+from lore.value_counts import maintained, value_counts
 
 MATRIX_ROWS = 10
 MATRIX_COLS = 8
@@ -61,9 +62,20 @@ def lessons_shown(
 def dimension_value_counts(
     account: Account, state: ExplorerState, dim: Dimension, typed: str = "", *, now: datetime
 ) -> list[tuple[str, int]]:
-    """Per-value counts of a dimension with everything else applied and the dimension's own filter left out."""
-    base = lessons_shown(account, state, now=now, rule=state.rule.with_dimension(dim.name, None))
+    """Per-value counts of a dimension with everything else applied and the dimension's own filter left out.
+
+    Over the whole store (nothing else applied) they are read from the counts the database keeps
+    (lore.value_counts), not counted from a million lessons."""
+    rule = state.rule.with_dimension(dim.name, None)
+    if not dim.is_tags and maintained() and _whole_store(state, rule, now):
+        return value_counts(account.pk, dim, typed, archived=state.archived)
+    base = lessons_shown(account, state, now=now, rule=rule)
     return _value_counts(base, dim, typed)
+
+
+def _whole_store(state: ExplorerState, rule: Rule, now: datetime) -> bool:
+    """True when `rule` with the state's search, range and run lists every lesson of the state's status."""
+    return rule.is_empty and not state.q and state.run is None and state.range.bounds(now) == (None, None)
 
 
 def condition_choice_counts(

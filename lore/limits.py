@@ -335,6 +335,14 @@ READS_FOLD_TIME_LIMIT = Limit(
     "for one run of the every-minute fold (it stops between batches)",
     setting="LORE_READS_FOLD_TIME_LIMIT",
 )
+VALUE_COUNTS_FOLD_AFTER = Limit(
+    "VALUE_COUNTS_FOLD_AFTER",
+    20_000,
+    "rows",
+    "of per-value count changes summed by one filter-menu read before it folds them",
+    setting="LORE_VALUE_COUNTS_FOLD_AFTER",
+    why="the every-minute fold keeps them few; a read that finds many (no beat running) folds them itself",
+)
 
 LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
 LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}

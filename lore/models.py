@@ -691,3 +691,27 @@ class TransferJob(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in (self.Status.PENDING, self.Status.RUNNING)
+
+
+class LessonValueCount(models.Model):
+    """How many lessons of an account carry a value of a dimension, in one state: kept by database triggers on
+    PostgreSQL as appended changes (+n, -n) that reads sum and a fold compacts (lore.value_counts). Not a
+    foreign key in the database: the rows an account's deletion appends (its lessons leaving) must not be refused,
+    and the fold removes keys whose sum is 0."""
+
+    account = models.ForeignKey(
+        Account, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    dimension = models.CharField(max_length=32)
+    value = models.CharField(max_length=256)
+    archived = models.BooleanField()
+    protected = models.BooleanField()
+    n = models.BigIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "dimension", "archived", "value"], name="lessonvaluecount_read")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dimension}={self.value!r} of account {self.account_id}: {self.n:+d}"

@@ -12,6 +12,7 @@ from lore.limits import GARDEN_TIME_LIMIT, READS_FOLD_TIME_LIMIT, TRANSFER_TIME_
 from lore.models import Account, GardenRun
 from lore.purge import account_purge, accounts_to_purge
 from lore.reads import reads_fold
+from lore.value_counts import value_counts_fold
 
 log = logging.getLogger(__name__)
 
@@ -90,3 +91,10 @@ def reads_fold_all() -> dict[str, object]:
     """Every minute: fold buffered reads into the lessons' counters (lore.reads), bounded by READS_FOLD_RUN_MAX
     and READS_FOLD_TIME_LIMIT. Each batch commits whole; a killed run leaves its open batch buffered for the next."""
     return dict(reads_fold().as_dict())
+
+
+@shared_task(acks_late=True, soft_time_limit=55, time_limit=90)
+def value_counts_fold_all() -> int:
+    """Every minute: the per-value counts' appended changes summed into one row per value (lore.value_counts).
+    One statement: a fold that is killed changes nothing, and the next one does its work."""
+    return value_counts_fold()

@@ -1,0 +1,182 @@
+"""Per-value lesson counts kept by the database (issue 16): the filter menu's unfiltered numbers without a pass
+over every lesson.
+
+On PostgreSQL, statement-level triggers on `lore_lesson` append one `LessonValueCount` row per (account,
+dimension, value, archived, protected) that a statement changed, holding the change in lessons: + for inserted
+rows, - for deleted ones, both for an update that moved a lesson from one value or state to another. The rows are
+written by the statement that changed the lessons, in its transaction, so every snapshot that sees a lesson sees
+its count: the sums are exact, whatever the isolation, with no lock taken (rows are only ever appended, never
+updated in place, so writers of the same value never wait for each other). `value_counts_fold` replaces the
+rows of a key by their sum in one statement (sum-preserving, so a reader before or after it reads the same
+number, and a fold that dies changes nothing); beat runs it every minute and a read that summed many rows
+runs it too (VALUE_COUNTS_FOLD_AFTER).
+
+Every scalar dimension of `lore.conditions.DIMENSIONS` is counted (tags are rows of LessonTag: counted by GROUP
+BY). SQLite has no such triggers here (`maintained()` is False): the small stores it holds count with GROUP BY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connection, transaction
+from django.db.models import Count, Sum
+
+from lore.conditions import DIMENSIONS, Dimension
+from lore.limits import VALUE_COUNTS_FOLD_AFTER
+from lore.models import LessonValueCount
+from lore.selectors import MENU_VALUES_LIMIT
+
+TABLE = LessonValueCount._meta.db_table
+LESSONS = "lore_lesson"
+COUNTED: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if not d.is_tags)
+# The functions and triggers install() creates, named once for install, uninstall and the tests.
+TRIGGERS = {
+    "INSERT": ("lore_value_counts_inserted", "NEW TABLE AS lore_new_lessons"),
+    "DELETE": ("lore_value_counts_deleted", "OLD TABLE AS lore_old_lessons"),
+    "UPDATE": ("lore_value_counts_updated", "OLD TABLE AS lore_old_lessons NEW TABLE AS lore_new_lessons"),
+}
+_FOLD_LOCK = 0x4C566343  # "LVcC": one fold at a time (a second one would only wait for the first one's rows)
+_KEY = "account_id, dimension, value, archived, protected"
+
+
+def maintained() -> bool:
+    """True where the triggers keep the counts (PostgreSQL)."""
+    return connection.vendor == "postgresql"
+
+
+# ---------------------------------------------------------------- the triggers
+
+
+def _values(alias: str, dims: Sequence[Dimension]) -> str:
+    pairs = ", ".join(f"('{d.name}', {alias}.{d.field})" for d in dims)
+    return f"CROSS JOIN LATERAL (VALUES {pairs}) AS d(dimension, value)"
+
+
+def _rows(alias: str, source: str, sign: str, dims: Sequence[Dimension], where: str = "") -> str:
+    """(key…, ±1) for every counted value of the lessons `alias` names in `source`."""
+    return (
+        f"SELECT {alias}.account_id, d.dimension, d.value, {alias}.archived_at IS NOT NULL AS archived, "
+        f"{alias}.protected, {sign}1 AS n FROM {source} {_values(alias, dims)} WHERE d.value <> ''{where}"
+    )
+
+
+def _append(rows: str) -> str:
+    return (
+        f"INSERT INTO {TABLE} ({_KEY}, n) SELECT {_KEY}, sum(n) FROM ({rows}) AS delta "
+        f"GROUP BY {_KEY} HAVING sum(n) <> 0;"
+    )
+
+
+def _moved(dims: Sequence[Dimension]) -> str:
+    """An updated lesson whose counted values or state changed (a read bump or a rewrite of the text did not)."""
+    columns = ["account_id", *(d.field for d in dims), "protected"]
+    old = ", ".join(f"o.{c}" for c in columns) + ", o.archived_at IS NULL"
+    new = ", ".join(f"w.{c}" for c in columns) + ", w.archived_at IS NULL"
+    return f" AND ({old}) IS DISTINCT FROM ({new})"
+
+
+def _function(name: str, body: str) -> str:
+    return (
+        f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        f"BEGIN {body} RETURN NULL; END $$;"
+    )
+
+
+def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
+    """The functions and statement-level triggers that keep the counts of `dims`, then the counts of the lessons
+    already stored. In one transaction: CREATE TRIGGER locks out writers until it commits, so no lesson written
+    meanwhile is counted twice or missed."""
+    both = "lore_old_lessons o JOIN lore_new_lessons w ON w.id = o.id"
+    moved = _moved(dims)
+    bodies = {
+        "INSERT": _append(_rows("w", "lore_new_lessons w", "+", dims)),
+        "DELETE": _append(_rows("o", "lore_old_lessons o", "-", dims)),
+        "UPDATE": _append(
+            _rows("o", both, "-", dims, moved) + " UNION ALL " + _rows("w", both, "+", dims, moved)
+        ),
+    }
+    statements = uninstall_sql()
+    for event, (name, referencing) in TRIGGERS.items():
+        statements.append(_function(name, bodies[event]))
+        statements.append(
+            f"CREATE TRIGGER {name} AFTER {event} ON {LESSONS} REFERENCING {referencing} "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+        )
+    statements.append(f"DELETE FROM {TABLE}")
+    statements.append(_append(_rows("w", f"{LESSONS} w", "+", dims)))
+    return statements
+
+
+def uninstall_sql() -> list[str]:
+    statements = []
+    for name, _ in TRIGGERS.values():
+        statements.append(f"DROP TRIGGER IF EXISTS {name} ON {LESSONS}")
+        statements.append(f"DROP FUNCTION IF EXISTS {name}()")
+    return statements
+
+
+def installed_dimensions() -> list[str]:
+    """The dimensions the installed INSERT trigger counts, read back from its function (for the test that keeps
+    them equal to DIMENSIONS)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [TRIGGERS["INSERT"][0]])
+        row = cursor.fetchone()
+    if row is None:
+        return []
+    return [d.name for d in DIMENSIONS if f"('{d.name}', w.{d.field})" in row[0]]
+
+
+# ---------------------------------------------------------------- reading and folding
+
+
+def value_counts(
+    account_id: int,
+    dim: Dimension,
+    typed: str = "",
+    *,
+    archived: bool,
+    protected: bool | None = None,
+    limit: int = MENU_VALUES_LIMIT,
+) -> list[tuple[str, int]]:
+    """[(value, lessons)] of `dim` over every lesson of the account in that state (`protected` None: both), most
+    frequent first, blank values left out: what `lore.selectors.dimension_value_counts` answers over the same
+    lessons, read from the maintained counts. PostgreSQL only (`maintained()`)."""
+    qs = LessonValueCount.objects.filter(account_id=account_id, dimension=dim.name, archived=archived)
+    if protected is not None:
+        qs = qs.filter(protected=protected)
+    if typed:
+        qs = qs.filter(value__icontains=typed.removeprefix(dim.value_prefix))
+    rows = list(
+        qs.values("value")
+        .annotate(total=Sum("n"), parts=Count("account"))
+        .filter(total__gt=0)
+        .order_by("-total", "value")[:limit]
+    )
+    if sum(row["parts"] for row in rows) > VALUE_COUNTS_FOLD_AFTER.value:
+        value_counts_fold(account_id)
+    return [(str(row["value"]), int(row["total"])) for row in rows]
+
+
+def value_counts_fold(account_id: int | None = None) -> int:
+    """Replace the rows of every key that has several by one row holding their sum (none when it is 0), for one
+    account or all. One statement: a reader sees the rows before or after it, never a part. Returns the keys
+    folded, 0 when another fold is at work (it folds the same rows)."""
+    if not maintained():
+        return 0
+    where = "WHERE account_id = %s" if account_id is not None else ""
+    params = [account_id] if account_id is not None else []
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_FOLD_LOCK])
+        if not cursor.fetchone()[0]:
+            return 0
+        cursor.execute(
+            f"WITH keys AS (SELECT {_KEY} FROM {TABLE} {where} GROUP BY {_KEY} HAVING count(*) > 1), "
+            f"gone AS (DELETE FROM {TABLE} t USING keys k WHERE (t.account_id, t.dimension, t.value, t.archived, "
+            f"t.protected) = (k.account_id, k.dimension, k.value, k.archived, k.protected) RETURNING t.*), "
+            f"folded AS (INSERT INTO {TABLE} ({_KEY}, n) SELECT {_KEY}, sum(n) FROM gone GROUP BY {_KEY} "
+            f"HAVING sum(n) <> 0 RETURNING 1) "
+            f"SELECT (SELECT count(*) FROM keys)",
+            params,
+        )
+        return int(cursor.fetchone()[0])

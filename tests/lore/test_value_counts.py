@@ -1,0 +1,266 @@
+"""Issue 16: the filter menu's numbers over the whole store come from per-value counts the database keeps
+(lore.value_counts), and those counts are exact — after every kind of write, under 16 concurrent writers racing
+the fold, and across a fold that dies. Each check compares them with the GROUP BY over the lessons themselves."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import close_old_connections, connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from explorer.queries import dimension_value_counts as explorer_value_counts
+from explorer.state import ExplorerState
+from lore.conditions import DIMENSIONS_BY_NAME, DimFilter
+from lore.demo import demo_store_create
+from lore.inputs import LessonInput
+from lore.models import Account, Lesson, LessonValueCount
+from lore.rules.rule import Rule
+from lore.selectors import dimension_value_counts
+from lore.services import lesson_protect, lesson_restore, lesson_write, lessons_archive, lessons_restore
+from lore.value_counts import (
+    COUNTED,
+    TRIGGERS,
+    install_sql,
+    installed_dimensions,
+    value_counts,
+    value_counts_fold,
+)
+from tests.factories import AccountFactory, LessonFactory
+from tests.services import require_postgres
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+KIND = DIMENSIONS_BY_NAME["kind"]
+
+
+@pytest.fixture(autouse=True)
+def _postgres() -> None:
+    require_postgres()
+
+
+def _counted_by_group_by(account: Account, dim, *, archived: bool, protected: bool | None):  # noqa: ANN001, ANN202
+    lessons = Lesson.objects.filter(account=account, archived_at__isnull=not archived)
+    if protected is not None:
+        lessons = lessons.filter(protected=protected)
+    return dimension_value_counts(lessons, dim)
+
+
+def assert_exact(account: Account) -> None:
+    """Every counted dimension, in every state the menus ask for, equals the GROUP BY over the lessons."""
+    for dim in COUNTED:
+        for archived in (False, True):
+            for protected in (None, False, True):
+                kept = value_counts(account.pk, dim, archived=archived, protected=protected)
+                assert kept == _counted_by_group_by(account, dim, archived=archived, protected=protected), (
+                    dim.name,
+                    archived,
+                    protected,
+                )
+
+
+def _write(account: Account, key: str, **dims: str) -> Lesson:
+    data = LessonInput.from_data({"scope": "repo::acme/app", "key": key, "content": f"about {key}", **dims})
+    return lesson_write(account=account, data=data)[0]
+
+
+def test_the_installed_triggers_count_every_scalar_dimension() -> None:
+    assert installed_dimensions() == [dim.name for dim in COUNTED]
+
+
+def test_the_installed_triggers_are_what_install_sql_writes_now() -> None:
+    """The migration carries the SQL as it was written; a change to the generator needs a migration."""
+    statements = " ".join(install_sql())
+    with connection.cursor() as cursor:
+        for name, _ in TRIGGERS.values():
+            cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [name])
+            (source,) = cursor.fetchone()
+            assert f"AS $${source}$$;" in statements, name
+
+
+def test_counts_stay_exact_through_every_kind_of_write(account: Account) -> None:
+    first = _write(account, "a", kind="gotcha", host="codex", origin_pr="12")
+    _write(account, "b", kind="gotcha", host="cursor")
+    third = _write(account, "c", kind="decision")
+    LessonFactory.create_batch(5, account=account, kind="lesson", host="")  # bulk, and a blank value
+    assert_exact(account)
+
+    _write(account, "a", kind="decision", host="codex")  # a rewrite that moves a lesson to another kind
+    lesson_protect(account=account, lesson=third)
+    lessons_archive(account=account, lesson_ids=[first.pk], reason="by hand")
+    assert_exact(account)
+
+    lesson_restore(account=account, lesson=Lesson.objects.get(pk=first.pk))
+    Lesson.objects.filter(account=account, kind="lesson").update(kind="howto")  # a plain queryset update
+    Lesson.objects.filter(account=account, key="b").delete()
+    assert_exact(account)
+
+    now = timezone.now()
+    Lesson.objects.filter(account=account).update(archived_at=now)  # everything archived, then undone
+    assert_exact(account)
+    lessons_restore(
+        account=account, lesson_ids=list(Lesson.objects.filter(account=account).values_list("pk", flat=True))
+    )
+    assert_exact(account)
+
+
+def test_a_read_bump_appends_no_count_rows(account: Account) -> None:
+    LessonFactory.create_batch(3, account=account, kind="gotcha")
+    before = LessonValueCount.objects.count()
+    Lesson.objects.filter(account=account).update(read_count=7, content="rewritten text")
+    assert LessonValueCount.objects.count() == before
+
+
+def test_the_demo_store_loaded_with_copy_is_counted(account: Account) -> None:
+    demo_store_create(account, lessons=300, seed=3, batch=100)
+    assert Lesson.objects.filter(account=account).count() == 300
+    assert_exact(account)
+
+
+def test_a_fold_keeps_every_sum_and_leaves_one_row_per_key(account: Account) -> None:
+    for i in range(6):
+        _write(account, f"k{i}", kind="gotcha" if i % 2 else "decision", host="codex")
+    lessons_archive(
+        account=account,
+        lesson_ids=list(Lesson.objects.filter(account=account).values_list("pk", flat=True)[:3]),
+    )
+    rows_before = LessonValueCount.objects.filter(account=account).count()
+    assert value_counts_fold(account.pk) > 0
+    rows_after = LessonValueCount.objects.filter(account=account).count()
+    assert rows_after < rows_before
+    keys = LessonValueCount.objects.filter(account=account).values_list(
+        "dimension", "value", "archived", "protected"
+    )
+    assert len(set(keys)) == rows_after  # one row per key
+    assert not LessonValueCount.objects.filter(n__lte=0).exists()
+    assert_exact(account)
+
+
+def test_a_fold_that_dies_changes_nothing(account: Account) -> None:
+    for i in range(4):
+        _write(account, f"k{i}", kind="gotcha")
+    Lesson.objects.filter(account=account, key="k0").update(kind="decision")
+    rows = sorted(LessonValueCount.objects.values_list("dimension", "value", "archived", "protected", "n"))
+
+    class Crash(Exception):
+        pass
+
+    with pytest.raises(Crash), transaction.atomic():
+        assert value_counts_fold(account.pk) > 0
+        raise Crash  # the worker died before its transaction committed
+    assert (
+        sorted(LessonValueCount.objects.values_list("dimension", "value", "archived", "protected", "n"))
+        == rows
+    )
+    assert_exact(account)
+
+
+def test_a_deleted_account_leaves_no_counts_once_folded() -> None:
+    doomed = AccountFactory(name="doomed")
+    LessonFactory.create_batch(4, account=doomed, kind="gotcha")
+    doomed.delete()
+    value_counts_fold()
+    assert not LessonValueCount.objects.exists()
+
+
+def test_a_read_that_sums_many_rows_folds_them(account: Account, settings) -> None:  # noqa: ANN001
+    settings.LORE_VALUE_COUNTS_FOLD_AFTER = 5
+    for i in range(8):
+        _write(account, f"k{i}", kind="gotcha")
+    assert LessonValueCount.objects.filter(account=account, dimension="kind").count() == 8
+    assert value_counts(account.pk, KIND, archived=False) == [("gotcha", 8)]
+    assert LessonValueCount.objects.filter(account=account, dimension="kind").count() == 1
+
+
+def test_counts_never_cross_accounts(account: Account, other_account: Account) -> None:
+    LessonFactory.create_batch(3, account=account, kind="gotcha")
+    LessonFactory.create_batch(2, account=other_account, kind="gotcha")
+    assert value_counts(account.pk, KIND, archived=False) == [("gotcha", 3)]
+    assert value_counts(other_account.pk, KIND, archived=False) == [("gotcha", 2)]
+
+
+# ---------------------------------------------------------------- 16 writers and the fold, real connections
+
+THREADS = 16
+
+
+def test_sixteen_concurrent_writers_racing_the_fold_keep_the_counts_exact() -> None:
+    account = AccountFactory(name="concurrency")
+    kinds = ("gotcha", "decision", "lesson")
+    start = threading.Barrier(THREADS + 1)
+    errors: list[BaseException] = []
+
+    def writer(i: int) -> None:
+        try:
+            start.wait()
+            for round_ in range(6):
+                lesson = _write(account, f"w{i}-{round_}", kind=kinds[(i + round_) % 3], host=f"h{i % 4}")
+                if round_ % 2:
+                    _write(account, lesson.key, kind=kinds[(i + round_ + 1) % 3])  # moved to another kind
+                if round_ % 3 == 2:
+                    lessons_archive(account=account, lesson_ids=[lesson.pk])
+                if i % 4 == 0 and round_ == 5:
+                    lessons_restore(account=account, lesson_ids=[lesson.pk])
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+        finally:
+            close_old_connections()
+            connection.close()
+
+    def folder() -> None:
+        try:
+            start.wait()
+            for _ in range(30):
+                value_counts_fold(account.pk)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(THREADS)]
+    threads.append(threading.Thread(target=folder))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert Lesson.objects.filter(account=account).count() == THREADS * 6
+    assert_exact(account)
+    value_counts_fold()
+    assert_exact(account)
+
+
+# ---------------------------------------------------------------- the menus that read them
+
+
+def test_the_explorer_menu_over_the_whole_store_reads_the_kept_counts(account: Account) -> None:
+    LessonFactory.create_batch(3, account=account, kind="gotcha", host="codex")
+    LessonFactory.create_batch(2, account=account, kind="decision", host="cursor", protected=True)
+    now = timezone.now()
+    with CaptureQueriesContext(connection) as queries:
+        counts = explorer_value_counts(account, ExplorerState(), KIND, now=now)
+    assert counts == [("gotcha", 3), ("decision", 2)]  # protected lessons are listed when nothing is filtered
+    assert any("lore_lessonvaluecount" in q["sql"] for q in queries.captured_queries)
+
+    # Its own filter does not narrow a dimension's menu; another dimension's filter does, by GROUP BY.
+    own = ExplorerState(rule=Rule().with_dimension("kind", DimFilter(("gotcha",), "in")))
+    assert explorer_value_counts(account, own, KIND, now=now) == counts
+    other = ExplorerState(rule=Rule().with_dimension("host", DimFilter(("codex",), "in")))
+    with CaptureQueriesContext(connection) as queries:
+        assert explorer_value_counts(account, other, KIND, now=now) == [("gotcha", 3)]
+    assert not any("lore_lessonvaluecount" in q["sql"] for q in queries.captured_queries)
+    assert explorer_value_counts(account, ExplorerState(q="nothing-says-this"), KIND, now=now) == []
+
+
+def test_the_every_minute_task_folds_and_is_on_the_beat_schedule(account: Account) -> None:
+    from config.celery import VALUE_COUNTS_FOLD_TASK, app
+    from lore.tasks import value_counts_fold_all
+
+    for i in range(3):
+        _write(account, f"k{i}", kind="gotcha")
+    assert value_counts_fold_all() > 0
+    assert LessonValueCount.objects.filter(account=account, dimension="kind").count() == 1
+    entry = app.conf.beat_schedule["value-counts-fold"]
+    assert entry["task"] == VALUE_COUNTS_FOLD_TASK == value_counts_fold_all.name
+    assert entry["schedule"].minute == set(range(60))
