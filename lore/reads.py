@@ -55,13 +55,14 @@ class Fold:
     bump: str
     aggregate: Any
     how: Literal["add", "latest"]
+    opens_only: bool = False  # moved by an open alone (its aggregate counts opened rows only)
 
 
 FOLDS = (
     Fold("read_count", "reads", Count("pk"), "add"),
     Fold("last_read_at", "last_read", Max("at"), "latest"),
-    Fold("opened_count", "opens", Count("pk", filter=Q(opened=True)), "add"),
-    Fold("last_opened_at", "last_open", Max("at", filter=Q(opened=True)), "latest"),
+    Fold("opened_count", "opens", Count("pk", filter=Q(opened=True)), "add", opens_only=True),
+    Fold("last_opened_at", "last_open", Max("at", filter=Q(opened=True)), "latest", opens_only=True),
 )
 FOLDS_BY_FIELD = {fold.field: fold for fold in FOLDS}
 COUNTER_FIELDS = frozenset(FOLDS_BY_FIELD)
@@ -190,14 +191,18 @@ def _apply_portable(account_id: int, batch: QuerySet[LessonRead]) -> None:
     lessons.update(**updates)
 
 
-def _fold_batch(account_id: int, *, wait: bool) -> int:
-    """Move up to READS_FOLD_BATCH of the account's oldest buffered reads into the lessons, in one transaction:
-    lock the rows (skipping rows another fold holds, unless `wait`), lock their lessons in id order (the order
-    every multi-lesson UPDATE locks in, so no deadlock), add the aggregates, delete exactly the rows locked."""
+def _fold_batch(account_id: int, *, wait: bool, opens_only: bool = False) -> int:
+    """Move up to READS_FOLD_BATCH of the account's oldest buffered reads (`opens_only`: of its opens) into the
+    lessons, in one transaction: lock the rows (skipping rows another fold holds, unless `wait`), lock their
+    lessons in id order (the order every multi-lesson UPDATE locks in, so no deadlock), add the aggregates,
+    delete exactly the rows locked. Each row carries its whole effect (an open is also a delivery), so any
+    subset of the rows can be folded before the rest."""
+    rows = LessonRead.objects.filter(account_id=account_id)
+    if opens_only:
+        rows = rows.filter(opened=True)
     with transaction.atomic():
         ids = list(
-            LessonRead.objects.filter(account_id=account_id)
-            .order_by("pk")
+            rows.order_by("pk")
             .select_for_update(skip_locked=not wait)
             .values_list("pk", flat=True)[: READS_FOLD_BATCH.value]
         )
@@ -218,11 +223,12 @@ def _fold_batch(account_id: int, *, wait: bool) -> int:
     return len(ids)
 
 
-def reads_settle(account: Account) -> int:
+def reads_settle(account: Account, *, opens_only: bool = False) -> int:
     """Fold every read of the account buffered so far (waiting for a fold in progress to commit), so that what
-    follows reads exact counters from the lesson columns. Answers the reads folded."""
+    follows reads exact counters from the lesson columns; `opens_only`, only its opens (exact Chosen and last
+    agent open, deliveries left buffered). Answers the reads folded."""
     folded = 0
-    while moved := _fold_batch(account.pk, wait=True):
+    while moved := _fold_batch(account.pk, wait=True, opens_only=opens_only):
         folded += moved
     return folded
 
@@ -243,12 +249,28 @@ def rule_fields(rule: Rule, order_field: str = "") -> set[str]:
     return fields | {order_field} if order_field else fields
 
 
+# The counters only an open moves: a query that reads no other counter needs only the opens folded before it.
+OPEN_FIELDS = frozenset(fold.field for fold in FOLDS if fold.opens_only)
+
+
 def reads_settle_for(account: Account, fields: Iterable[str]) -> int:
     """Settle the account before a query on `fields` that reads a counter (one EXISTS when nothing is pending,
-    nothing at all when no counter is read)."""
-    if not reads_counters(fields) or not LessonRead.objects.filter(account=account).exists():
+    nothing at all when no counter is read). A query on Chosen or the last agent open (a retention rule's
+    `unseen_days`, `max_opened_count`, the decay score) folds only the pending opens: the deliveries agents
+    buffer all the time do not move what it reads, and stay buffered for the every-minute fold."""
+    read = set(fields)
+    if DECAY in read:
+        read.update(DECAY_INPUTS)
+    counters = read & COUNTER_FIELDS
+    if not counters:
         return 0
-    return reads_settle(account)
+    opens_only = counters <= OPEN_FIELDS
+    pending = LessonRead.objects.filter(account=account)
+    if opens_only:
+        pending = pending.filter(opened=True)
+    if not pending.exists():
+        return 0
+    return reads_settle(account, opens_only=opens_only)
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,28 @@ def test_rules_and_orders_on_counters_settle_and_others_do_not(account) -> None:
     assert stored(lesson) == (1, 0)
 
 
+def test_a_rule_on_chosen_folds_the_pending_opens_and_leaves_the_deliveries_buffered(account) -> None:  # noqa: ANN001
+    now = timezone.now()
+    opened, delivered = (
+        LessonFactory(account=account, read_count=0),
+        LessonFactory(account=account, read_count=0),
+    )
+    deliver(account, [opened, delivered], times=2)
+    lesson_open(account=account, lesson=opened, surface="mcp", now=now)
+    folded = [
+        reads_settle_for(account, rule_fields(Rule(conditions=conditions)))
+        for conditions in ({"max_opened_count": 0}, {"unseen_days": 30}, {"max_decay_score": 10})
+    ]
+    assert folded == [1, 0, 0]  # the one open, then nothing left that these rules read
+    assert stored(opened) == (1, 1)  # the open folded: Delivered +1 and Chosen +1, with its time
+    assert Lesson.objects.get(pk=opened.pk).last_opened_at == now
+    assert stored(delivered) == (0, 0) and pending_count(account) == 4  # the deliveries wait for the fold
+    shown = lesson_exact(Lesson.objects.filter(pk=opened.pk))
+    assert (shown.read_count, shown.opened_count) == (3, 1)  # exact as shown: pending deliveries added
+    assert reads_settle_for(account, rule_fields(Rule(conditions={"max_read_count": 3}))) == 4
+    assert stored(opened) == (3, 1) and stored(delivered) == (2, 0) and pending_count(account) == 0
+
+
 # ---------------------------------------------------------------- concurrency and crashes (PostgreSQL)
 
 
