@@ -28,6 +28,7 @@ from lore.models import Account, Activity, Lesson, PolicyRun
 from lore.reads import reads_settle_for, rule_fields
 from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
+from lore.serial import without_parallel_workers
 from lore.services import candidate_ids, lessons_archive_next, lessons_restore, lessons_with_ids
 from policies.models import RetentionPolicy
 
@@ -85,14 +86,15 @@ def preview(
     reads_settle_for(account, rule_fields(rule))  # counters exact: buffered reads folded first (lore.reads)
     taken_at = now or timezone.now()
     qs = candidates(account, rule, now=taken_at)
-    if keys_limit is None:
-        # Every key: one query, counted by its rows and sorted here. Sorting ~100k keys in the database spills
-        # to disk at the default work_mem and took longer than the scan (bench/RESULTS.md, bench/EXPLAIN.md).
-        keys = _in_address_order(qs.order_by().values_list("scope", "key"))
-        return Preview(count=len(keys), keys=keys, taken_at=taken_at)
-    sample = qs.order_by("scope", "key").values_list("scope", "key")[:keys_limit]
-    keys = [{"scope": scope, "key": key} for scope, key in sample]
-    return Preview(count=qs.count(), keys=keys, taken_at=taken_at)
+    with without_parallel_workers():  # lore.serial: faster alone than with workers on a small server
+        if keys_limit is None:
+            # Every key: one query, counted by its rows and sorted here. Sorting ~100k keys in the database
+            # spills to disk at the default work_mem and took longer than the scan (bench/RESULTS.md, EXPLAIN.md).
+            keys = _in_address_order(qs.order_by().values_list("scope", "key"))
+            return Preview(count=len(keys), keys=keys, taken_at=taken_at)
+        sample = qs.order_by("scope", "key").values_list("scope", "key")[:keys_limit]
+        keys = [{"scope": scope, "key": key} for scope, key in sample]
+        return Preview(count=qs.count(), keys=keys, taken_at=taken_at)
 
 
 def run_keys(run: PolicyRun) -> list[dict[str, str]]:

@@ -1,0 +1,34 @@
+"""Statements that PostgreSQL runs without parallel workers.
+
+A parallel plan pays to start its workers and to gather their rows, and on a small server its workers compete
+with the web processes for the same cores. The preview's exact count at 1M on 2 cores lost with them: 83–118 ms
+with two workers against 53–84 ms alone, on an index grown by grooming runs; over the API, in two alternating
+pairs of 12-round runs beside the admin and the Explorer, 180 / 223 and 196 / 233 ms median / p95 with workers,
+111 / 133 and 112 / 144 without (bench/RESULTS.md, issue 16 #29). A whole-server price for workers was tried
+and not kept (#25: the unfiltered menu needed its workers then); this is per statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connection, transaction
+
+SETTING = "max_parallel_workers_per_gather"
+
+
+@contextmanager
+def without_parallel_workers() -> Iterator[None]:
+    """The statements run inside run serially (PostgreSQL; elsewhere nothing changes). The setting is put back
+    when the block ends, also inside a caller's transaction."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting(%s), set_config(%s, '0', true)", [SETTING, SETTING])
+        previous = cursor.fetchone()[0]
+        try:
+            yield
+        finally:
+            cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, previous])
