@@ -28,7 +28,5 @@ def without_parallel_workers() -> Iterator[None]:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT current_setting(%s), set_config(%s, '0', true)", [SETTING, SETTING])
         previous = cursor.fetchone()[0]
-        try:
-            yield
-        finally:
-            cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, previous])
+        yield  # on an error (a statement timeout) the block rolls back, and the setting with it
+        cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, previous])

@@ -54,3 +54,18 @@ def test_the_previews_count_and_keys_are_read_without_parallel_workers(account) 
     restored_at = max(i for i, s in enumerate(sql) if "set_config" in s)
     reads = [i for i, s in enumerate(sql) if 'FROM "lore_lesson"' in s]
     assert reads and all(serial_from < i < restored_at for i in reads)
+
+
+def test_a_statement_timeout_inside_still_answers_as_a_timeout() -> None:
+    """The error of a statement in the block is the one the caller sees (a timeout becomes a 503), not a failed
+    reset in an aborted transaction."""
+    from django.db import OperationalError
+
+    from lore.timeouts import is_statement_timeout
+
+    with pytest.raises(OperationalError) as caught:
+        with without_parallel_workers(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL statement_timeout = 50")
+            cursor.execute("SELECT pg_sleep(1)")
+    assert is_statement_timeout(caught.value)
+    assert _workers() != "0"
