@@ -280,6 +280,22 @@ def second_connection():  # noqa: ANN201
         yield other
 
 
+def _wait_until_lock_released(run_id: int, attempts: int = 100) -> None:
+    """Poll pg_locks until no session holds the run's advisory lock (a closed connection's backend exits
+    asynchronously: under load the next statement could still see the lock held)."""
+    import time
+
+    for _ in range(attempts):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s",
+                [grooming._LOCK_CLASS, run_id % 2**31],
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.05)
+
+
 @pytest.mark.postgres
 def test_a_run_whose_worker_holds_its_lock_is_left_alone_until_the_worker_is_gone(
     account,
@@ -293,6 +309,7 @@ def test_a_run_whose_worker_holds_its_lock_is_left_alone_until_the_worker_is_gon
     assert grooming.run_execute(run.pk).status == "running"  # a duplicate delivery does nothing
     assert not Lesson.objects.filter(archived_by_run=run).exists()
     second_connection.close()  # the worker dies: PostgreSQL drops its session lock
+    _wait_until_lock_released(run.pk)  # the closed session's backend exits on its own time
     assert grooming.runs_mark_stale() == 1
     assert PolicyRun.objects.get(pk=run.pk).status == "interrupted"
 
