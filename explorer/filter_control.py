@@ -70,7 +70,7 @@ from lore.rules.codec import rule_as_form_data, rule_as_query
 from lore.rules.rule import Rule
 from lore.selectors import dimension_value_counts
 from lore.text import CONTROL_CHARS
-from lore.value_counts import maintained, value_counts
+from lore.value_counts import kept_value_counts
 
 ValueCounts = Callable[[Dimension, str], list[tuple[str, int]]]
 ConditionCounts = Callable[[Condition, list[tuple[str, int]]], list[int]]
@@ -400,8 +400,10 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
 
     def counts(dim: Dimension, typed: str) -> list[tuple[str, int]]:
         others = rule.with_dimension(dim.name, None)
-        if others.is_empty and not dim.is_tags and maintained():  # every active, unprotected lesson
-            return value_counts(account.pk, dim, typed, archived=False, protected=False)  # type: ignore[attr-defined]
+        # Candidates are active and unprotected.
+        kept = kept_value_counts(account.pk, others, dim, typed, archived=False, protected=False)  # type: ignore[attr-defined]
+        if kept is not None:
+            return kept
         base = candidates(account, others)  # type: ignore[arg-type]
         return dimension_value_counts(base, dim, typed)
 

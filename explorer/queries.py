@@ -23,7 +23,7 @@ from lore.rules.rule import Rule
 from lore.scopes import scope_q
 from lore.selectors import dimension_value_counts as _value_counts
 from lore.selectors import lessons_filtered, text_search_q
-from lore.value_counts import maintained, value_counts
+from lore.value_counts import kept_value_counts
 
 MATRIX_ROWS = 10
 MATRIX_COLS = 8
@@ -67,15 +67,17 @@ def dimension_value_counts(
     Over the whole store (nothing else applied) they are read from the counts the database keeps
     (lore.value_counts), not counted from a million lessons."""
     rule = state.rule.with_dimension(dim.name, None)
-    if not dim.is_tags and maintained() and _whole_store(state, rule, now):
-        return value_counts(account.pk, dim, typed, archived=state.archived)
+    if _nothing_but_the_rule(state, now):
+        kept = kept_value_counts(account.pk, rule, dim, typed, archived=state.archived)
+        if kept is not None:
+            return kept
     base = lessons_shown(account, state, now=now, rule=rule)
     return _value_counts(base, dim, typed)
 
 
-def _whole_store(state: ExplorerState, rule: Rule, now: datetime) -> bool:
-    """True when `rule` with the state's search, range and run lists every lesson of the state's status."""
-    return rule.is_empty and not state.q and state.run is None and state.range.bounds(now) == (None, None)
+def _nothing_but_the_rule(state: ExplorerState, now: datetime) -> bool:
+    """True when no search, date range or run narrows the lessons beyond the state's rule and status."""
+    return not state.q and state.run is None and state.range.bounds(now) == (None, None)
 
 
 def condition_choice_counts(

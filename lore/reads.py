@@ -233,12 +233,17 @@ def reads_settle(account: Account, *, opens_only: bool = False) -> int:
     return folded
 
 
-def reads_counters(fields: Iterable[str]) -> bool:
-    """Whether a query on these lesson fields (or the decay score) reads a counter a read moves."""
+def _counters_read(fields: Iterable[str]) -> set[str]:
+    """The counters a query on these lesson fields (or the decay score) reads."""
     read = set(fields)
     if DECAY in read:
         read.update(DECAY_INPUTS)
-    return bool(read & COUNTER_FIELDS)
+    return read & COUNTER_FIELDS
+
+
+def reads_counters(fields: Iterable[str]) -> bool:
+    """Whether a query on these lesson fields (or the decay score) reads a counter a read moves."""
+    return bool(_counters_read(fields))
 
 
 def rule_fields(rule: Rule, order_field: str = "") -> set[str]:
@@ -258,10 +263,7 @@ def reads_settle_for(account: Account, fields: Iterable[str]) -> int:
     nothing at all when no counter is read). A query on Chosen or the last agent open (a retention rule's
     `unseen_days`, `max_opened_count`, the decay score) folds only the pending opens: the deliveries agents
     buffer all the time do not move what it reads, and stay buffered for the every-minute fold."""
-    read = set(fields)
-    if DECAY in read:
-        read.update(DECAY_INPUTS)
-    counters = read & COUNTER_FIELDS
+    counters = _counters_read(fields)
     if not counters:
         return 0
     opens_only = counters <= OPEN_FIELDS

@@ -93,7 +93,11 @@ def reads_fold_all() -> dict[str, object]:
     return dict(reads_fold().as_dict())
 
 
-@shared_task(acks_late=True, soft_time_limit=55, time_limit=90)
+@shared_task(
+    acks_late=True,
+    soft_time_limit=READS_FOLD_TIME_LIMIT.value + 5,
+    time_limit=READS_FOLD_TIME_LIMIT.value + 30,
+)
 def value_counts_fold_all() -> int:
     """Every minute: the per-value counts' appended changes summed into one row per value (lore.value_counts).
     One statement: a fold that is killed changes nothing, and the next one does its work."""

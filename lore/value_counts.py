@@ -25,6 +25,7 @@ from django.db.models import Count, Sum
 from lore.conditions import DIMENSIONS, Dimension
 from lore.limits import VALUE_COUNTS_FOLD_AFTER
 from lore.models import LessonValueCount
+from lore.rules.rule import Rule
 from lore.selectors import MENU_VALUES_LIMIT
 
 TABLE = LessonValueCount._meta.db_table
@@ -192,3 +193,20 @@ def value_counts_fold(account_id: int | None = None) -> int:
             params,
         )
         return int(cursor.fetchone()[0])
+
+
+def kept_value_counts(
+    account_id: int,
+    rule: Rule,
+    dim: Dimension,
+    typed: str = "",
+    *,
+    archived: bool,
+    protected: bool | None = None,
+) -> list[tuple[str, int]] | None:
+    """`value_counts` when the kept counts answer for `rule` (nothing in it, a dimension other than labels, on
+    PostgreSQL); None when the lessons must be counted. The caller vouches for what is not in the rule (a
+    search, a date range)."""
+    if not rule.is_empty or dim.is_tags or not maintained():
+        return None
+    return value_counts(account_id, dim, typed, archived=archived, protected=protected)
