@@ -12,6 +12,7 @@ from bench.scenarios import rule_10pct
 from bench.store import Identities, bench_events_clear, store_vacuum
 from lore.limits import RUN_STATEMENT_TIMEOUT_MS
 from lore.timeouts import set_statement_timeout
+from lore.vacuum import lessons_vacuum
 from policies import grooming
 
 
@@ -63,8 +64,17 @@ class RssSampler:
         }
 
 
+def _vacuum_seconds() -> float:
+    """The VACUUM a run or undo queues after it (lore.vacuum), timed on its own: the worker's work after the run,
+    not the run's. The bench's broker is in memory, so the queued task itself never runs."""
+    started = time.perf_counter()
+    lessons_vacuum()
+    return round(time.perf_counter() - started, 2)
+
+
 def archive_run_measure(ids: Identities) -> dict[str, object]:
-    """Archive what the ~10% rule catches (a real PolicyRun, batched UPDATEs), then undo it; put the store back."""
+    """Archive what the ~10% rule catches (a real PolicyRun, batched UPDATEs), then undo it, each followed by the
+    VACUUM it queues; put the store back."""
     since = timezone.now()
     # What the run's task sets (policies.tasks), not what the scenarios' web requests left on this connection.
     set_statement_timeout(RUN_STATEMENT_TIMEOUT_MS)
@@ -75,10 +85,12 @@ def archive_run_measure(ids: Identities) -> dict[str, object]:
         started = time.perf_counter()
         run = grooming.run_execute(run.pk)
         run_seconds = time.perf_counter() - started
+    vacuum_after_run = _vacuum_seconds()
     with RssSampler() as undo_memory:
         started = time.perf_counter()
         restored = grooming.run_undo(run, actor="bench")
         undo_seconds = time.perf_counter() - started
+    vacuum_after_undo = _vacuum_seconds()
     bench_events_clear(ids.account, since)
     store_vacuum()
     return {
@@ -91,4 +103,6 @@ def archive_run_measure(ids: Identities) -> dict[str, object]:
         "undo_seconds": round(undo_seconds, 2),
         "undo_rows_per_s": round(restored / undo_seconds) if undo_seconds else None,
         "undo_memory": undo_memory.figures(),
+        "vacuum_after_run_seconds": vacuum_after_run,
+        "vacuum_after_undo_seconds": vacuum_after_undo,
     }

@@ -135,10 +135,18 @@ def pairs_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _vacuums(run: dict[str, Any]) -> str:
+    """The two VACUUMs a run and its undo queue (lore.vacuum), as measured; "–" in results from before them."""
+    if "vacuum_after_run_seconds" not in run:
+        return "–"
+    return f"{run['vacuum_after_run_seconds']} s / {run['vacuum_after_undo_seconds']} s"
+
+
 def runs_table(results: dict[str, Any]) -> list[str]:
     lines = [
-        "| size | matched | archived | run | rows/s | RSS start → peak (growth) | undo | undo rows/s |",
-        "|---|---|---|---|---|---|---|---|",
+        "| size | matched | archived | run | rows/s | RSS start → peak (growth) | undo | undo rows/s "
+        "| VACUUM after run / undo |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for result in results["sizes"].values():
         run = result.get("archive")
@@ -148,7 +156,8 @@ def runs_table(results: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {result['size']} | {run['matched']:,} | {run['archived']:,} | {run['run_seconds']} s | "
             f"{run['run_rows_per_s']:,} | {mem['rss_start_mb']} → {mem['rss_peak_mb']} MB "
-            f"(+{mem['rss_growth_mb']} MB) | {run['undo_seconds']} s | {run['undo_rows_per_s']:,} |"
+            f"(+{mem['rss_growth_mb']} MB) | {run['undo_seconds']} s | {run['undo_rows_per_s']:,} | "
+            f"{_vacuums(run)} |"
         )
     return lines
 

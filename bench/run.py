@@ -75,6 +75,8 @@ def _child_env(database_url: str) -> dict[str, str]:
             "DATABASE_URL": database_url,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DEBUG": "false",
+            # What a run or undo queues (lore.vacuum) goes nowhere: the bench times that work itself.
+            "CELERY_BROKER_URL": "memory://",
             "SECRET_KEY": env.get("SECRET_KEY") or "bench-only-secret-key-" + "b" * 40,
             "PYTHONPATH": str(ROOT),
             # WhiteNoise warns when collectstatic has not run; the bench never serves static files.

@@ -335,6 +335,21 @@ READS_FOLD_TIME_LIMIT = Limit(
     "for one run of the every-minute fold (it stops between batches)",
     setting="LORE_READS_FOLD_TIME_LIMIT",
 )
+VACUUM_AFTER_ROWS = Limit(
+    "VACUUM_AFTER_ROWS",
+    10_000,
+    "lessons",
+    "changed by one run, undo, purge, import or gardener change before the lessons are vacuumed",
+    setting="LORE_VACUUM_AFTER_ROWS",
+    why="a bulk change clears the visibility map every index-only count reads; autovacuum waits for 20% of the table",
+)
+VACUUM_TIME_LIMIT = Limit(
+    "VACUUM_TIME_LIMIT",
+    1800,
+    "seconds",
+    "for one VACUUM of the lessons after a bulk change (then it stops; the next one goes on)",
+    setting="LORE_VACUUM_TIME_LIMIT",
+)
 VALUE_COUNTS_FOLD_AFTER = Limit(
     "VALUE_COUNTS_FOLD_AFTER",
     20_000,

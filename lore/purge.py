@@ -21,6 +21,7 @@ from django.utils import timezone
 from lore.activity import NIGHTLY_SWEEP, activity_record
 from lore.limits import PURGE_BATCH
 from lore.models import Account, Activity, Lesson, PurgeRun, Tombstone, content_hash
+from lore.vacuum import lessons_vacuum_soon
 
 
 class Purged(Exception):
@@ -129,6 +130,7 @@ def account_purge(
         raise
     PurgeRun.objects.filter(pk=run.pk).update(status=PurgeRun.Status.DONE, finished_at=timezone.now())
     run.refresh_from_db()
+    lessons_vacuum_soon(run.purged)
     if run.purged:
         activity_record(
             account=account,

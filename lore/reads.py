@@ -45,6 +45,7 @@ from lore.decay import DECAY_INPUTS, decay_score
 from lore.limits import READS_FOLD_BATCH, READS_FOLD_RUN_MAX, READS_FOLD_TIME_LIMIT
 from lore.models import Account, Lesson, LessonRead
 from lore.rules.rule import Rule
+from lore.vacuum import lessons_vacuum
 
 
 @dataclass(frozen=True)
@@ -285,13 +286,6 @@ class FoldReport:
         return {"folded": self.folded, "accounts": self.accounts, "complete": self.complete}
 
 
-def _vacuum_lessons() -> None:
-    """A plain VACUUM of the lessons (no ANALYZE): marks the pages the fold rewrote all-visible again."""
-    if connection.vendor == "postgresql" and connection.get_autocommit():
-        with connection.cursor() as cursor:
-            cursor.execute(f"VACUUM {Lesson._meta.db_table}")
-
-
 def reads_fold(*, max_rows: int | None = None, time_limit: float | None = None) -> FoldReport:
     """Fold buffered reads of every account, batch by batch, oldest account rows first; stops between batches
     after `max_rows` (READS_FOLD_RUN_MAX) or `time_limit` seconds (READS_FOLD_TIME_LIMIT). Skips rows another
@@ -317,5 +311,5 @@ def reads_fold(*, max_rows: int | None = None, time_limit: float | None = None) 
         if not complete:
             break
     if folded and getattr(settings, "LORE_READS_FOLD_VACUUM", False):
-        _vacuum_lessons()
+        lessons_vacuum(analyze=False)  # the pages the fold rewrote all-visible again
     return FoldReport(folded=folded, accounts=accounts, complete=complete)

@@ -27,6 +27,7 @@ from lore.inputs import LessonInput
 from lore.limits import ARCHIVE_BATCH
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, ReadEvent
 from lore.reads import lesson_exact, reads_record
+from lore.vacuum import lessons_vacuum_soon
 
 Action = LessonEvent.Action
 
@@ -276,6 +277,7 @@ def lessons_archive(
                     actor=actor,
                     now=now,
                 )
+        lessons_vacuum_soon(len(archived))
     return archived
 
 
@@ -417,6 +419,7 @@ def lessons_restore(
             first = first if first is not None else lowest
             if on_batch is not None and restored:
                 on_batch(restored)
+    lessons_vacuum_soon(total)
     if total and run_id is None and first is not None:  # an undo is one row of activity (grooming.run_undo)
         _lessons_activity(
             account, Activity.Action.LESSON_RESTORED, count=total, first_id=first, actor=actor, now=now

@@ -8,10 +8,11 @@ from celery import shared_task
 
 from lore import transfer_jobs
 from lore.garden.inventory import GardenRunPending, garden_inventory
-from lore.limits import GARDEN_TIME_LIMIT, READS_FOLD_TIME_LIMIT, TRANSFER_TIME_LIMIT
+from lore.limits import GARDEN_TIME_LIMIT, READS_FOLD_TIME_LIMIT, TRANSFER_TIME_LIMIT, VACUUM_TIME_LIMIT
 from lore.models import Account, GardenRun
 from lore.purge import account_purge, accounts_to_purge
 from lore.reads import reads_fold
+from lore.vacuum import lessons_vacuum
 from lore.value_counts import value_counts_fold
 
 log = logging.getLogger(__name__)
@@ -102,3 +103,12 @@ def value_counts_fold_all() -> int:
     """Every minute: the per-value counts' appended changes summed into one row per value (lore.value_counts).
     One statement: a fold that is killed changes nothing, and the next one does its work."""
     return value_counts_fold()
+
+
+@shared_task(
+    acks_late=True, soft_time_limit=VACUUM_TIME_LIMIT.value + 5, time_limit=VACUUM_TIME_LIMIT.value + 30
+)
+def lessons_vacuum_task() -> bool:
+    """After a bulk change of the lessons (lore.vacuum.lessons_vacuum_soon): VACUUM (ANALYZE) them, so the counts'
+    index-only scans skip the table again. One at a time; answers whether this one ran."""
+    return lessons_vacuum()

@@ -26,6 +26,7 @@ from lore.limits import IMPORT_BATCH as LIMIT_IMPORT_BATCH
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, Tombstone
 from lore.reads import lessons_with_pending, pending_apply
 from lore.services import events_for, tags_sync
+from lore.vacuum import lessons_vacuum_soon
 
 EXPORT_FIELDS = (
     "scope",
@@ -321,7 +322,9 @@ def import_numbered(
                 progress(report)
     if batch:
         _import_batch_or_lines(account, batch, report, actor)
-    if report.created + report.updated >= IMPORT_ANALYZE_MIN.value:
+    if not lessons_vacuum_soon(report.created + report.updated) and (
+        report.created + report.updated >= IMPORT_ANALYZE_MIN.value
+    ):
         analyze_lessons()
     if report.created or report.updated:
         activity_record(

@@ -30,6 +30,7 @@ from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
 from lore.serial import without_parallel_workers
 from lore.services import candidate_ids, lessons_archive_next, lessons_restore, lessons_with_ids
+from lore.vacuum import lessons_vacuum_soon
 from policies.models import RetentionPolicy
 
 log = logging.getLogger(__name__)
@@ -332,7 +333,10 @@ def run_execute(
     try:
         run = _run_claim(run_id)
         if run is not None:
-            _run_archive(run, batch_size or ARCHIVE_BATCH.value, on_batch)
+            try:
+                _run_archive(run, batch_size or ARCHIVE_BATCH.value, on_batch)
+            finally:
+                lessons_vacuum_soon(run.archived)  # the pages it changed all-visible again (lore.vacuum)
     finally:
         _locks_held.discard(run_id)
         run_lock_release(run_id)
