@@ -26,6 +26,7 @@ from lore.conditions import DIMENSIONS, Dimension
 from lore.limits import VALUE_COUNTS_FOLD_AFTER
 from lore.models import LessonValueCount
 from lore.rules.rule import Rule
+from lore.scopes import GLOBAL
 from lore.selectors import MENU_VALUES_LIMIT
 
 TABLE = LessonValueCount._meta.db_table
@@ -204,9 +205,9 @@ def kept_value_counts(
     archived: bool,
     protected: bool | None = None,
 ) -> list[tuple[str, int]] | None:
-    """`value_counts` when the kept counts answer for `rule` (nothing in it, a dimension other than labels, on
-    PostgreSQL); None when the lessons must be counted. The caller vouches for what is not in the rule (a
-    search, a date range)."""
-    if not rule.is_empty or dim.is_tags or not maintained():
+    """`value_counts` when the kept counts answer for `rule` (nothing in it and every scope: the counts are the
+    whole account's; a dimension other than labels; on PostgreSQL); None when the lessons must be counted. The
+    caller vouches for what is not in the rule (a search, a date range)."""
+    if not rule.is_empty or rule.scope != GLOBAL or dim.is_tags or not maintained():
         return None
     return value_counts(account_id, dim, typed, archived=archived, protected=protected)

@@ -11,6 +11,7 @@ from django.db import close_old_connections, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from explorer.filter_control import policy_control
 from explorer.queries import dimension_value_counts as explorer_value_counts
 from explorer.state import ExplorerState
 from lore.conditions import DIMENSIONS_BY_NAME, DimFilter
@@ -251,6 +252,20 @@ def test_the_explorer_menu_over_the_whole_store_reads_the_kept_counts(account: A
         assert explorer_value_counts(account, other, KIND, now=now) == [("gotcha", 3)]
     assert not any("lore_lessonvaluecount" in q["sql"] for q in queries.captured_queries)
     assert explorer_value_counts(account, ExplorerState(q="nothing-says-this"), KIND, now=now) == []
+
+
+def test_a_scoped_explorer_menu_counts_only_that_scope(account: Account) -> None:
+    """The kept counts are the whole account's: a view or a policy narrowed to a scope counts its own lessons."""
+    LessonFactory.create_batch(3, account=account, kind="gotcha", scope="repo::acme/app")
+    LessonFactory.create_batch(2, account=account, kind="gotcha", scope="repo::acme/api")
+    LessonFactory(account=account, kind="decision", scope="branch::acme/app::main")
+    now = timezone.now()
+    scoped = ExplorerState(rule=Rule(scope="repo::acme/app"))
+    assert explorer_value_counts(account, scoped, KIND, now=now) == [("gotcha", 3), ("decision", 1)]
+    policy_menu = policy_control(account, Rule(scope="repo::acme/api"))
+    assert policy_menu.value_counts is not None
+    assert policy_menu.value_counts(KIND, "") == [("gotcha", 2)]
+    assert explorer_value_counts(account, ExplorerState(), KIND, now=now) == [("gotcha", 5), ("decision", 1)]
 
 
 def test_the_every_minute_task_folds_and_is_on_the_beat_schedule(account: Account) -> None:
