@@ -23,7 +23,7 @@ from lore.rules.rule import Rule
 from lore.scopes import scope_q
 from lore.selectors import dimension_value_counts as _value_counts
 from lore.selectors import lessons_filtered, text_search_q
-from lore.value_counts import kept_value_counts
+from lore.value_counts import kept_value_counts, maintained, page_counts
 
 MATRIX_ROWS = 10
 MATRIX_COLS = 8
@@ -366,6 +366,39 @@ def _group_by(index_name: str, keys: dict[str, str]) -> str:
     return ", ".join(sorted(keys, key=lambda alias: position[alias]))
 
 
+def _kept_cards_and_matrix_rows(
+    account: Account,
+    state: ExplorerState,
+    rule: Rule,
+    rows_dim: Dimension,
+    cols_dim: Dimension,
+    now: datetime,
+) -> list[tuple[Any, Any, str, int, int, int]]:
+    """The rows `_CARDS_AND_MATRIX` answers — (row value, column value, scope, shown, protected of the status in
+    view, archived) — summed from the counts the database keeps per scope, host, kind and state
+    (lore.value_counts) instead of a pass over every lesson. Only where `_one_pass` holds: the rule is a scope and
+    filters on those columns, so its predicate applies to the kept rows as it is, and with no condition the list
+    shows every lesson of the status in view (`_shown_q`)."""
+    assert not rule.conditions
+    rows = []
+    for scope, host, kind, archived, protected, n in page_counts(
+        account.pk, scope_q(rule.scope) & rule.q(now)
+    ):
+        values = {"scope": scope, "host": host, "kind": kind, "protected": protected}
+        in_view = archived == state.archived
+        rows.append(
+            (
+                values[rows_dim.field],
+                values[cols_dim.field],
+                scope,
+                n if in_view else 0,
+                n if in_view and protected else 0,
+                n if archived else 0,
+            )
+        )
+    return rows
+
+
 def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -> tuple[StatCards, Matrix]:
     """The stat cards and the matrix in one scan. A Label (tag) axis multiplies lessons through LessonTag, so
     there the cards come from their own aggregate (two queries)."""
@@ -378,21 +411,27 @@ def cards_and_matrix(account: Account, state: ExplorerState, *, now: datetime) -
     params: list[Any] = []
     axes = {rows_dim.field, cols_dim.field}
     # The index each part is read from (`_counting_parts`): the one-pass index, else the active lessons' facts.
-    index = "lesson_page_counts" if _one_pass(state, rule, axes, now) else "lesson_active_facts"
-    group_by = _group_by(index, {"scope": "scope", "r": rows_dim.field, "c": cols_dim.field})
-    for part, part_shown, part_archived in _counting_parts(account, state, rule, axes, now):
-        flagged = (
-            part.annotate(x_shown=_flag(part_shown), x_archived=_flag(part_archived))
-            .order_by()
-            .values("scope", "protected", "x_shown", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field))
-        )
-        sql, part_params = flagged.query.sql_with_params()
-        statements.append(_CARDS_AND_MATRIX.format(inner=sql, status=status, group_by=group_by))
-        params.extend(part_params)
-    with connection.cursor() as cursor:
-        parts = (f"SELECT * FROM ({statement}) AS part{n}" for n, statement in enumerate(statements))
-        cursor.execute(" UNION ALL ".join(parts), params)
-        grouped = cursor.fetchall()
+    one_pass = _one_pass(state, rule, axes, now)
+    if one_pass and maintained():
+        grouped = _kept_cards_and_matrix_rows(account, state, rule, rows_dim, cols_dim, now)
+    else:
+        index = "lesson_page_counts" if one_pass else "lesson_active_facts"
+        group_by = _group_by(index, {"scope": "scope", "r": rows_dim.field, "c": cols_dim.field})
+        for part, part_shown, part_archived in _counting_parts(account, state, rule, axes, now):
+            flagged = (
+                part.annotate(x_shown=_flag(part_shown), x_archived=_flag(part_archived))
+                .order_by()
+                .values(
+                    "scope", "protected", "x_shown", "x_archived", r=F(rows_dim.field), c=F(cols_dim.field)
+                )
+            )
+            sql, part_params = flagged.query.sql_with_params()
+            statements.append(_CARDS_AND_MATRIX.format(inner=sql, status=status, group_by=group_by))
+            params.extend(part_params)
+        with connection.cursor() as cursor:
+            parts = (f"SELECT * FROM ({statement}) AS part{n}" for n, statement in enumerate(statements))
+            cursor.execute(" UNION ALL ".join(parts), params)
+            grouped = cursor.fetchall()
     cells: dict[tuple[str, str], int] = {}
     lessons = protected = archived = 0
     scopes: set[str] = set()

@@ -715,3 +715,25 @@ class LessonValueCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dimension}={self.value!r} of account {self.account_id}: {self.n:+d}"
+
+
+class LessonPageCount(models.Model):
+    """How many lessons of an account share a scope, host, kind and state: the Explorer's unfiltered stat cards
+    and matrix, kept by the same triggers and fold as LessonValueCount (lore.value_counts), in a few thousand rows
+    where the lessons are a million."""
+
+    account = models.ForeignKey(
+        Account, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    scope = models.CharField(max_length=600)
+    host = models.CharField(max_length=128)
+    kind = models.CharField(max_length=64)
+    archived = models.BooleanField()
+    protected = models.BooleanField()
+    n = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "scope", "host", "kind"], name="lessonpagecount_read")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.host} {self.kind} of account {self.account_id}: {self.n:+d}"

@@ -12,7 +12,10 @@ number, and a fold that dies changes nothing); beat runs it every minute and a r
 runs it too (VALUE_COUNTS_FOLD_AFTER).
 
 Every scalar dimension of `lore.conditions.DIMENSIONS` is counted (tags are rows of LessonTag: counted by GROUP
-BY). SQLite has no such triggers here (`maintained()` is False): the small stores it holds count with GROUP BY.
+BY). The same triggers and fold keep `LessonPageCount`, one row per (account, scope, host, kind, archived,
+protected): the columns of `lesson_page_counts`, from which the Explorer's unfiltered stat cards and matrix are
+summed (`page_counts`). SQLite has no such triggers here (`maintained()` is False): the small stores it holds
+count with GROUP BY.
 """
 
 from __future__ import annotations
@@ -20,16 +23,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import connection, transaction
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 
 from lore.conditions import DIMENSIONS, Dimension
 from lore.limits import VALUE_COUNTS_FOLD_AFTER
-from lore.models import LessonValueCount
+from lore.models import LessonPageCount, LessonValueCount
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import MENU_VALUES_LIMIT
 
 TABLE = LessonValueCount._meta.db_table
+PAGE_TABLE = LessonPageCount._meta.db_table
 LESSONS = "lore_lesson"
 COUNTED: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if not d.is_tags)
 # The functions and triggers install() creates, named once for install, uninstall and the tests.
@@ -40,6 +44,7 @@ TRIGGERS = {
 }
 _FOLD_LOCK = 0x4C566343  # "LVcC": one fold at a time (a second one would only wait for the first one's rows)
 _KEY = "account_id, dimension, value, archived, protected"
+_PAGE_KEY = "account_id, scope, host, kind, archived, protected"
 
 
 def maintained() -> bool:
@@ -63,28 +68,44 @@ def _grouped(source: str, dims: Sequence[Dimension], *, prefix: str = "", sign: 
     ]
 
 
-def _append(parts: list[str]) -> str:
+def _page_grouped(source: str, *, prefix: str = "", sign: str = "") -> str:
+    """(account, scope, host, kind, archived, protected, ±lessons) over the rows of `source` (columns as in
+    _grouped)."""
     return (
-        f"INSERT INTO {TABLE} ({_KEY}, n) SELECT {_KEY}, sum(n) FROM ({' UNION ALL '.join(parts)}) AS delta "
-        f"GROUP BY {_KEY} HAVING sum(n) <> 0;"
+        f"SELECT {prefix}account_id AS account_id, {prefix}scope AS scope, {prefix}host AS host, "
+        f"{prefix}kind AS kind, {prefix}archived AS archived, {prefix}protected AS protected, "
+        f"{sign}count(*)::integer AS n FROM {source} GROUP BY 1, 2, 3, 4, 5, 6"
     )
 
 
+def _append(parts: list[str], *, table: str = TABLE, key: str = _KEY) -> str:
+    """One INSERT of the parts' changes summed per key (a key whose changes cancel out is left out)."""
+    return (
+        f"INSERT INTO {table} ({key}, n) SELECT {key}, sum(n) FROM ({' UNION ALL '.join(parts)}) AS delta "
+        f"GROUP BY {key} HAVING sum(n) <> 0"
+    )
+
+
+def _page_append(parts: list[str]) -> str:
+    return _append(parts, table=PAGE_TABLE, key=_PAGE_KEY)
+
+
 def _states(table: str, dims: Sequence[Dimension]) -> str:
-    """The lessons of `table` as the columns _grouped reads."""
-    fields = ", ".join(d.field for d in dims)
-    return f"(SELECT account_id, archived_at IS NOT NULL AS archived, protected, {fields} FROM {table}) AS s"
+    """The lessons of `table` as the columns _grouped and _page_grouped read."""
+    fields = ", ".join(dict.fromkeys(("host", "kind", *(d.field for d in dims))))
+    return f"(SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, {fields} FROM {table}) AS s"
 
 
 def _moved(dims: Sequence[Dimension]) -> str:
-    """The updated lessons whose counted values or state changed (a read bump or a rewrite of the text did not),
-    before (o_…) and after (w_…), once."""
-    columns = ["account_id", *(d.field for d in dims), "protected"]
+    """The updated lessons whose counted values, scope or state changed (a read bump or a rewrite of the text did
+    not), before (o_…) and after (w_…), once."""
+    fields = list(dict.fromkeys(("scope", "host", "kind", *(d.field for d in dims))))
+    columns = ["account_id", *fields, "protected"]
     old = ", ".join(f"o.{c}" for c in columns) + ", o.archived_at IS NULL"
     new = ", ".join(f"w.{c}" for c in columns) + ", w.archived_at IS NULL"
     both = ", ".join(
         f"{a}.account_id AS {a}_account_id, {a}.archived_at IS NOT NULL AS {a}_archived, "
-        f"{a}.protected AS {a}_protected, " + ", ".join(f"{a}.{d.field} AS {a}_{d.field}" for d in dims)
+        f"{a}.protected AS {a}_protected, " + ", ".join(f"{a}.{f} AS {a}_{f}" for f in fields)
         for a in ("o", "w")
     )
     return (
@@ -104,11 +125,15 @@ def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
     """The functions and statement-level triggers that keep the counts of `dims`, then the counts of the lessons
     already stored. In one transaction: CREATE TRIGGER locks out writers until it commits, so no lesson written
     meanwhile is counted twice or missed."""
+    new, old = _states("lore_new_lessons", dims), _states("lore_old_lessons", dims)
     bodies = {
-        "INSERT": _append(_grouped(_states("lore_new_lessons", dims), dims)),
-        "DELETE": _append(_grouped(_states("lore_old_lessons", dims), dims, sign="-")),
+        "INSERT": f"{_append(_grouped(new, dims))}; {_page_append([_page_grouped(new)])};",
+        "DELETE": f"{_append(_grouped(old, dims, sign='-'))}; {_page_append([_page_grouped(old, sign='-')])};",
+        # One statement reads the moved lessons once for both tables (a data-modifying CTE runs to completion).
         "UPDATE": _moved(dims)
-        + _append(_grouped("moved", dims, prefix="o_", sign="-") + _grouped("moved", dims, prefix="w_")),
+        + f", counted AS ({_append(_grouped('moved', dims, prefix='o_', sign='-') + _grouped('moved', dims, prefix='w_'))} RETURNING 1) "
+        + _page_append([_page_grouped("moved", prefix="o_", sign="-"), _page_grouped("moved", prefix="w_")])
+        + ";",
     }
     statements = uninstall_sql()
     for event, (name, referencing) in TRIGGERS.items():
@@ -117,8 +142,9 @@ def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
             f"CREATE TRIGGER {name} AFTER {event} ON {LESSONS} REFERENCING {referencing} "
             f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
         )
-    statements.append(f"DELETE FROM {TABLE}")
-    statements.append(_append(_grouped(_states(LESSONS, dims), dims)))
+    stored = _states(LESSONS, dims)
+    statements += [f"DELETE FROM {TABLE}", _append(_grouped(stored, dims))]
+    statements += [f"DELETE FROM {PAGE_TABLE}", _page_append([_page_grouped(stored)])]
     return statements
 
 
@@ -172,28 +198,56 @@ def value_counts(
     return [(str(row["value"]), int(row["total"])) for row in rows]
 
 
+def _fold_statement(table: str, key: str, where: str) -> str:
+    """Replace the rows of every key of `table` that has several by one row holding their sum (none when 0)."""
+    match = " AND ".join(f"t.{c} = k.{c}" for c in key.split(", "))
+    return (
+        f"WITH keys AS (SELECT {key} FROM {table} {where} GROUP BY {key} HAVING count(*) > 1), "
+        f"gone AS (DELETE FROM {table} t USING keys k WHERE {match} RETURNING t.*), "
+        f"folded AS (INSERT INTO {table} ({key}, n) SELECT {key}, sum(n) FROM gone GROUP BY {key} "
+        f"HAVING sum(n) <> 0 RETURNING 1) "
+        f"SELECT (SELECT count(*) FROM keys)"
+    )
+
+
 def value_counts_fold(account_id: int | None = None) -> int:
     """Replace the rows of every key that has several by one row holding their sum (none when it is 0), for one
-    account or all. One statement: a reader sees the rows before or after it, never a part. Returns the keys
-    folded, 0 when another fold is at work (it folds the same rows)."""
+    account or all, in the value counts and the page counts. One statement each, in one transaction: a reader sees
+    the rows before or after it, never a part. Returns the keys folded, 0 when another fold is at work (it folds
+    the same rows)."""
     if not maintained():
         return 0
     where = "WHERE account_id = %s" if account_id is not None else ""
     params = [account_id] if account_id is not None else []
+    folded = 0
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_FOLD_LOCK])
         if not cursor.fetchone()[0]:
             return 0
-        cursor.execute(
-            f"WITH keys AS (SELECT {_KEY} FROM {TABLE} {where} GROUP BY {_KEY} HAVING count(*) > 1), "
-            f"gone AS (DELETE FROM {TABLE} t USING keys k WHERE (t.account_id, t.dimension, t.value, t.archived, "
-            f"t.protected) = (k.account_id, k.dimension, k.value, k.archived, k.protected) RETURNING t.*), "
-            f"folded AS (INSERT INTO {TABLE} ({_KEY}, n) SELECT {_KEY}, sum(n) FROM gone GROUP BY {_KEY} "
-            f"HAVING sum(n) <> 0 RETURNING 1) "
-            f"SELECT (SELECT count(*) FROM keys)",
-            params,
-        )
-        return int(cursor.fetchone()[0])
+        for table, key in ((TABLE, _KEY), (PAGE_TABLE, _PAGE_KEY)):
+            cursor.execute(_fold_statement(table, key, where), params)
+            folded += int(cursor.fetchone()[0])
+    return folded
+
+
+def page_counts(account_id: int, where: Q) -> list[tuple[str, str, str, bool, bool, int]]:
+    """[(scope, host, kind, archived, protected, lessons)] of the account's lessons that `where` describes (a
+    predicate over those columns only: a scope, host and kind filter), read from the kept page counts: what a
+    GROUP BY over `lesson_page_counts` answers. PostgreSQL only (`maintained()`)."""
+    rows = list(
+        LessonPageCount.objects.filter(account_id=account_id)
+        .filter(where)
+        .values_list("scope", "host", "kind", "archived", "protected")
+        .annotate(total=Sum("n"), parts=Count("pk"))
+        .order_by()
+    )
+    if sum(row[6] for row in rows) > VALUE_COUNTS_FOLD_AFTER.value:
+        value_counts_fold(account_id)
+    return [
+        (scope, host, kind, archived, protected, int(total))
+        for scope, host, kind, archived, protected, total, _ in rows
+        if total
+    ]
 
 
 def kept_value_counts(

@@ -8,6 +8,8 @@ import threading
 
 import pytest
 from django.db import close_old_connections, connection, transaction
+from django.db.models import Q
+from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -26,6 +28,7 @@ from lore.value_counts import (
     TRIGGERS,
     install_sql,
     installed_dimensions,
+    page_counts,
     value_counts,
     value_counts_fold,
 )
@@ -48,8 +51,20 @@ def _counted_by_group_by(account: Account, dim, *, archived: bool, protected: bo
     return dimension_value_counts(lessons, dim)
 
 
+def _page_counted_by_group_by(account: Account) -> set[tuple[str, str, str, bool, bool, int]]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT scope, host, kind, archived_at IS NOT NULL, protected, count(*) FROM lore_lesson "
+            "WHERE account_id = %s GROUP BY 1, 2, 3, 4, 5",
+            [account.pk],
+        )
+        return set(cursor.fetchall())
+
+
 def assert_exact(account: Account) -> None:
-    """Every counted dimension, in every state the menus ask for, equals the GROUP BY over the lessons."""
+    """Every counted dimension, in every state the menus ask for, and every (scope, host, kind, state) of the page
+    counts, equals the GROUP BY over the lessons."""
+    assert set(page_counts(account.pk, Q())) == _page_counted_by_group_by(account)
     for dim in COUNTED:
         for archived in (False, True):
             for protected in (None, False, True):
@@ -266,6 +281,39 @@ def test_a_scoped_explorer_menu_counts_only_that_scope(account: Account) -> None
     assert policy_menu.value_counts is not None
     assert policy_menu.value_counts(KIND, "") == [("gotcha", 2)]
     assert explorer_value_counts(account, ExplorerState(), KIND, now=now) == [("gotcha", 5), ("decision", 1)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "archived=1",
+        "kind=lesson,bus",
+        "kind=bus&kind_mode=nin&host=aw",
+        "scope=repo::acme/app",
+        "matrix=kind,host",
+    ],
+)
+def test_the_explorer_cards_and_matrix_over_the_whole_store_read_the_kept_page_counts(
+    account: Account, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the page counts (stat cards and matrix) with no condition, search, date range or run equals the pass
+    over the lessons it replaces, and is read from lore_lessonpagecount."""
+    import explorer.queries
+
+    demo_store_create(account, lessons=400, seed=11)
+    lesson_protect(account=account, lesson=Lesson.objects.filter(account=account).first(), protected=True)
+    state = ExplorerState.from_query(QueryDict(query))
+    now = timezone.now()
+    with CaptureQueriesContext(connection) as queries:
+        kept = explorer.queries.cards_and_matrix(account, state, now=now)
+    sql = " ".join(q["sql"] for q in queries.captured_queries)
+    assert "lore_lessonpagecount" in sql and 'FROM "lore_lesson"' not in sql
+    monkeypatch.setattr(
+        explorer.queries, "maintained", lambda: False
+    )  # the pass over the lessons, for reference
+    assert kept == explorer.queries.cards_and_matrix(account, state, now=now)
+    assert kept[0].lessons > 0
 
 
 def test_the_every_minute_task_folds_and_is_on_the_beat_schedule(account: Account) -> None:
