@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from django.conf import settings
@@ -30,6 +30,7 @@ from django.db.models import (
     DateTimeField,
     F,
     IntegerField,
+    JSONField,
     Max,
     OuterRef,
     Q,
@@ -38,7 +39,8 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, JSONObject
+from django.utils.dateparse import parse_datetime
 
 from lore.decay import ANNOTATION as DECAY
 from lore.decay import DECAY_INPUTS, decay_score
@@ -67,7 +69,7 @@ FOLDS = (
 )
 FOLDS_BY_FIELD = {fold.field: fold for fold in FOLDS}
 COUNTER_FIELDS = frozenset(FOLDS_BY_FIELD)
-PENDING = "pending_"  # the prefix of the annotations lessons_with_pending adds
+PENDING = "pending_reads"  # the annotation lessons_with_pending adds: {fold.bump: aggregate} or None
 
 
 # ---------------------------------------------------------------- recording
@@ -96,8 +98,13 @@ def _pending_of(fold: Fold) -> Coalesce | Subquery:
 
 
 def lessons_with_pending(qs: QuerySet[Lesson]) -> QuerySet[Lesson]:
-    """`qs` with each lesson's pending reads, read by the same statement (`pending_apply` adds them)."""
-    return qs.annotate(**{PENDING + fold.bump: _pending_of(fold) for fold in FOLDS})
+    """`qs` with each lesson's pending reads, read by the same statement (`pending_apply` adds them): one
+    sub-select per lesson answering every Fold's aggregate as one JSON object, where a sub-select per counter
+    read the lesson's pending rows four times (bench/RESULTS.md, issue 16 #32)."""
+    rows = LessonRead.objects.filter(lesson_id=OuterRef("pk"), account_id=OuterRef("account_id"))
+    bumps = JSONObject(**{fold.bump: fold.aggregate for fold in FOLDS})
+    pending = rows.order_by().values("lesson_id").annotate(bumps=bumps).values("bumps")
+    return qs.annotate(**{PENDING: Subquery(pending, output_field=JSONField())})
 
 
 def _later_of(first: Any, second: Any) -> Greatest:
@@ -134,13 +141,27 @@ def _latest(first: datetime | None, second: datetime | None) -> datetime | None:
     return max((t for t in (first, second) if t is not None), default=None)
 
 
+def _time(value: object) -> datetime | None:
+    """A time out of the pending reads' JSON: ISO text (PostgreSQL's, with its offset, or SQLite's, in UTC)."""
+    if value is None:
+        return None
+    parsed = parse_datetime(str(value))
+    if parsed is None:
+        raise ValueError(f"not a time: {value!r}")
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
 def pending_apply(lessons: Iterable[Lesson]) -> None:
     """Fold each lesson's pending reads (annotated by lessons_with_pending) into its counters, in memory only."""
     for lesson in lessons:
+        bumps = getattr(lesson, PENDING) or {}
         for fold in FOLDS:
-            pending = getattr(lesson, PENDING + fold.bump)
+            pending = bumps.get(fold.bump)
             current = getattr(lesson, fold.field)
-            setattr(lesson, fold.field, current + pending if fold.how == "add" else _latest(current, pending))
+            if fold.how == "add":
+                setattr(lesson, fold.field, current + int(pending or 0))
+            else:
+                setattr(lesson, fold.field, _latest(current, _time(pending)))
 
 
 def lesson_exact(qs: QuerySet[Lesson]) -> Lesson | None:
