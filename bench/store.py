@@ -132,7 +132,9 @@ def _progress(lessons: int) -> Callable[[int], None]:
 
 
 def store_vacuum() -> None:
-    """VACUUM ANALYZE the lesson tables (fresh statistics, and a visibility map for index-only scans)."""
+    """VACUUM ANALYZE the lesson tables (fresh statistics, and a visibility map for index-only scans), and the
+    tables the folds empty and refill: on this cluster autovacuum is off, and their dead rows (the reads buffer's
+    above all) would otherwise pile up from run to run, read by every page that shows pending reads."""
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
@@ -144,6 +146,9 @@ def store_vacuum() -> None:
             "lore_lessonevent",
             "lore_readevent",
             "lore_lessonband",
+            "lore_lessonread",
+            "lore_lessonvaluecount",
+            "lore_lessonpagecount",
         ):
             cursor.execute(f"VACUUM ANALYZE {table}")
 
