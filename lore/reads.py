@@ -90,9 +90,13 @@ def _bumps(rows: QuerySet[LessonRead]) -> QuerySet[LessonRead, Any]:
     return rows.order_by().values("lesson_id").annotate(**{fold.bump: fold.aggregate for fold in FOLDS})
 
 
+def _pending_rows() -> QuerySet[LessonRead]:
+    """The pending reads of the outer query's lesson (a correlated sub-select)."""
+    return LessonRead.objects.filter(lesson_id=OuterRef("pk"), account_id=OuterRef("account_id"))
+
+
 def _pending_of(fold: Fold) -> Coalesce | Subquery:
-    rows = _bumps(LessonRead.objects.filter(lesson_id=OuterRef("pk"), account_id=OuterRef("account_id")))
-    rows = rows.values(fold.bump)
+    rows = _bumps(_pending_rows()).values(fold.bump)
     value = Subquery(rows, output_field=IntegerField() if fold.how == "add" else DateTimeField())
     return Coalesce(value, 0) if fold.how == "add" else value
 
@@ -101,9 +105,8 @@ def lessons_with_pending(qs: QuerySet[Lesson]) -> QuerySet[Lesson]:
     """`qs` with each lesson's pending reads, read by the same statement (`pending_apply` adds them): one
     sub-select per lesson answering every Fold's aggregate as one JSON object, where a sub-select per counter
     read the lesson's pending rows four times (bench/RESULTS.md, issue 16 #32)."""
-    rows = LessonRead.objects.filter(lesson_id=OuterRef("pk"), account_id=OuterRef("account_id"))
     bumps = JSONObject(**{fold.bump: fold.aggregate for fold in FOLDS})
-    pending = rows.order_by().values("lesson_id").annotate(bumps=bumps).values("bumps")
+    pending = _pending_rows().order_by().values("lesson_id").annotate(bumps=bumps).values("bumps")
     return qs.annotate(**{PENDING: Subquery(pending, output_field=JSONField())})
 
 

@@ -322,10 +322,9 @@ def import_numbered(
                 progress(report)
     if batch:
         _import_batch_or_lines(account, batch, report, actor)
-    if not lessons_vacuum_soon(report.created + report.updated) and (
-        report.created + report.updated >= IMPORT_ANALYZE_MIN.value
-    ):
-        analyze_lessons()
+    if report.created + report.updated >= IMPORT_ANALYZE_MIN.value:
+        analyze_lessons()  # now, and the tags too: the VACUUM queued next runs later
+    lessons_vacuum_soon(report.created + report.updated)
     if report.created or report.updated:
         activity_record(
             account=account,

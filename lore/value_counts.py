@@ -193,9 +193,14 @@ def value_counts(
         .filter(total__gt=0)
         .order_by("-total", "value")[:limit]
     )
-    if sum(row["parts"] for row in rows) > VALUE_COUNTS_FOLD_AFTER.value:
-        value_counts_fold(account_id)
+    _fold_if_many(account_id, sum(row["parts"] for row in rows))
     return [(str(row["value"]), int(row["total"])) for row in rows]
+
+
+def _fold_if_many(account_id: int, rows_summed: int) -> None:
+    """A read that summed more than VALUE_COUNTS_FOLD_AFTER rows (no beat folding them) folds them itself."""
+    if rows_summed > VALUE_COUNTS_FOLD_AFTER.value:
+        value_counts_fold(account_id)
 
 
 def _fold_statement(table: str, key: str, where: str) -> str:
@@ -241,8 +246,7 @@ def page_counts(account_id: int, where: Q) -> list[tuple[str, str, str, bool, bo
         .annotate(total=Sum("n"), parts=Count("pk"))
         .order_by()
     )
-    if sum(row[6] for row in rows) > VALUE_COUNTS_FOLD_AFTER.value:
-        value_counts_fold(account_id)
+    _fold_if_many(account_id, sum(row[6] for row in rows))
     return [
         (scope, host, kind, archived, protected, int(total))
         for scope, host, kind, archived, protected, total, _ in rows

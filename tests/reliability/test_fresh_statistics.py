@@ -21,11 +21,11 @@ def _postgres() -> None:
     require_postgres()
 
 
-def analyze_count() -> int:
-    """How many times lore_lesson was ANALYZEd by hand (autovacuum's own runs are counted apart)."""
+def analyze_count(table: str = "lore_lesson") -> int:
+    """How many times `table` was ANALYZEd by hand (autovacuum's own runs are counted apart)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'lore_lesson'")
+        cursor.execute("SELECT analyze_count FROM pg_stat_user_tables WHERE relname = %s", [table])
         return int(cursor.fetchone()[0])
 
 
@@ -43,6 +43,18 @@ def test_an_import_above_import_analyze_min_runs_analyze_and_a_smaller_one_does_
     assert analyze_count() == before
     import_lines(account, lines(50, "large-"))
     assert analyze_count() == before + 1
+
+
+def test_an_import_that_also_queues_a_vacuum_still_analyzes_the_tags_now(
+    account: Account,
+    settings,  # noqa: ANN001
+) -> None:
+    """The VACUUM (ANALYZE) a large import queues (lore.vacuum) covers the lessons only, and later."""
+    settings.LORE_IMPORT_ANALYZE_MIN = 50
+    settings.LORE_VACUUM_AFTER_ROWS = 50
+    before = analyze_count("lore_lessontag")
+    import_lines(account, lines(50, "large-"))
+    assert analyze_count("lore_lessontag") == before + 1
 
 
 def test_seed_demo_runs_analyze(account: Account) -> None:
