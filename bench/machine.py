@@ -30,6 +30,21 @@ def _cpu_model() -> str:
     return platform.processor()
 
 
+# The server settings a reader needs to compare two runs: memory, checkpoints (an archive run writes much WAL) and
+# autovacuum (index-only scans rely on the visibility map it keeps).
+SETTINGS = (
+    "shared_buffers",
+    "work_mem",
+    "maintenance_work_mem",
+    "effective_cache_size",
+    "max_wal_size",
+    "checkpoint_timeout",
+    "autovacuum",
+    "random_page_cost",
+    "jit",
+)
+
+
 def _postgres(server: str) -> dict[str, str]:
     try:
         import psycopg
@@ -37,7 +52,7 @@ def _postgres(server: str) -> dict[str, str]:
         url = server.rstrip("/") + "/postgres"
         with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as conn:
             out = {"version": str(conn.execute("SHOW server_version").fetchone()[0])}
-            for name in ("shared_buffers", "work_mem", "effective_cache_size", "random_page_cost", "jit"):
+            for name in SETTINGS:
                 out[name] = str(conn.execute(f"SHOW {name}").fetchone()[0])
             return out
     except Exception as exc:  # noqa: BLE001 — the report says what went wrong instead of failing the run
