@@ -162,24 +162,49 @@ def runs_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _figures(corpus: dict[str, Any]) -> str:
+    p, r, flag = corpus["precision"], corpus["recall"], corpus["must_not_flag"]
+    possible = f" / {p.get('possible_duplicate')}" if corpus.get("semantic") else ""
+    return (
+        f"{p['near_duplicate']} / {p['superseded']} / {p['expired_ephemera']}{possible} | "
+        f"{r['verbatim']} / {r['edited']} / {r['paraphrase']} / {r['expired_ephemera']} | "
+        f"{flag['flagged']} of {flag['lookalikes']}"
+    )
+
+
 def garden_table(results: dict[str, Any]) -> list[str]:
-    """Precision/recall on the labelled corpus (targets: precision ≥ 0.95 per kind, recall ≥ 0.8 for
-    near-verbatim duplicates and ephemera) and the inventory's time and RSS (target at 1M: ≤ 120 s, < 300 MB)."""
+    """Precision/recall on the held-out corpus (the headline: written apart from the rules, never tuned on) and the
+    development corpus (the rules were tuned on it: a training score), then the inventory's time and RSS."""
+    from bench.garden_eval import SEMANTIC_TARGETS, TARGETS
+
+    targets = "; ".join(
+        f"{name} {'≥' if side == 'min' else '≤'} {bound}"
+        for name, (_, bound, side) in {**TARGETS, **SEMANTIC_TARGETS}.items()
+    )
     lines = [
-        "| size | precision dup / superseded / ephemera | recall near-verbatim / ephemera | full inventory | "
-        "examined | findings | nightly re-run (after 100 rewrites) | examined | peak RSS |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"Targets, on the held-out corpus: {targets}.",
+        "",
+        "| corpus | precision dup / superseded / ephemera [/ possible dup] | recall verbatim / edited / paraphrase / "
+        "ephemera | look-alikes flagged |",
+        "|---|---|---|---|",
+    ]
+    shown = next((r["garden"]["corpus"] for r in results["sizes"].values() if r.get("garden")), None)
+    if shown:
+        lines.append(f"| **held-out** (never tuned on) | {_figures(shown['heldout'])} |")
+        lines.append(f"| development (tuned on: a training score) | {_figures(shown['development'])} |")
+    lines += [
+        "",
+        "| size | full inventory | examined | findings | nightly re-run (after 100 rewrites) | examined | peak RSS |",
+        "|---|---|---|---|---|---|---|",
     ]
     for result in results["sizes"].values():
         garden = result.get("garden")
         if not garden:
             continue
-        p, r, inv = garden["corpus"]["precision"], garden["corpus"]["recall"], garden["inventory"]
+        inv = garden["inventory"]
         lines.append(
-            f"| {result['size']} | {p['near_duplicate']} / {p['superseded']} / {p['expired_ephemera']} | "
-            f"{r['near_verbatim_duplicates']} / {r['expired_ephemera']} | {inv['full_s']} s | "
-            f"{inv['full_examined']:,} | {inv['full_found']:,} | {inv['nightly_s']} s | "
-            f"{inv['nightly_examined']:,} | {inv['peak_rss_mb']} MB |"
+            f"| {result['size']} | {inv['full_s']} s | {inv['full_examined']:,} | {inv['full_found']:,} | "
+            f"{inv['nightly_s']} s | {inv['nightly_examined']:,} | {inv['peak_rss_mb']} MB |"
         )
     return lines
 
@@ -303,7 +328,7 @@ def generated_markdown(results: dict[str, Any]) -> str:
         "",
         *web_table(results),
         "",
-        "### The gardener (docs/gardener.md): labelled corpus and inventory",
+        "### The gardener (docs/gardener.md): held-out and development corpora, inventory",
         "",
         *garden_table(results),
     ]

@@ -110,9 +110,12 @@ def bench_size(
             "admin": web_drive(admin, ctx, requests=max(len(admin), web_requests // 10)),
         }
     if _wanted("garden", only):
-        from bench.garden import corpus_bench, inventory_bench_process
+        from bench.garden import inventory_bench_process
+        from bench.garden_eval import corpus_bench
 
-        _log(f"[{size.label}] the gardener: labelled corpus, then a full inventory and a nightly re-run")
+        _log(
+            f"[{size.label}] the gardener: held-out and development corpora, a full inventory, a nightly re-run"
+        )
         result["garden"] = {"corpus": corpus_bench(), "inventory": inventory_bench_process(account)}
     if agents and _wanted("agents", only):
         from bench.agents import agent_load_measure

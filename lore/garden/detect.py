@@ -22,7 +22,7 @@ from lore.scopes import scope_q
 Kind = Finding.Kind
 
 # Exact similarity (Jaccard of shingles) from which two lessons of one family are near duplicates.
-DUPLICATE_THRESHOLD = 0.6
+DUPLICATE_THRESHOLD = 0.5
 # How much of a quoted claim's words a lesson must hold to be the lesson the claim names.
 CLAIM_THRESHOLD = 0.8
 # `supersedes "…"` / `replaces "…"` (straight or curly quotes), seed 002's phrasing.
@@ -210,7 +210,8 @@ def near_duplicates(account: Account, *, since: datetime | None, examined: Exami
     """Near-duplicate clusters: keep the most Chosen (then newest), retire the others as superseded by it."""
     for ids in candidate_groups(account, since):
         rows = sorted(_rows(_active(account).filter(pk__in=ids[:5000])), key=_keeper_order)
-        rows = rows[: GARDEN_BUCKET_MAX.value]
+        # A lesson that says it replaces another states a change, not the same fact (the superseded detector's).
+        rows = [row for row in rows if not CLAIM.search(row.content)][: GARDEN_BUCKET_MAX.value]
         examined.add(Kind.NEAR_DUPLICATE, len(rows))
         for keeper, members in duplicate_clusters(rows):
             low = min(score for _, score in members)

@@ -1,11 +1,12 @@
-"""Ephemera: statements of a momentary state — CI results, PR states, run/liveness — that are wrong a week later
-(seed taxonomy in docs/gardener.md). A lesson is ephemera when one of PATTERNS matches its text and nothing marks
-it durable, or when its kind or a tag says it is a status. Durable look-alikes ("CI must be green before merge",
-"the PR template is in .github/") state a rule or a fact about how things work, and are never ephemera.
+"""Ephemera: statements of a momentary state — CI results, PR/MR states, run and worker liveness, a flagged line —
+that are wrong a week later (seed 002's taxonomy; docs/gardener.md). The grammar that tells a status from a rule
+is `lore.garden.status_grammar`: a lesson is ephemera when at least one of its sentences states a status and none
+states a rule, a habit or advice; or when its kind or a tag says it is a status and nothing in it is durable.
 
-The inventory reads only `ephemera_candidates` — lessons holding a state word (STATES) or a status label — and
-runs the patterns on those alone; the SQL filter is a superset of what the patterns match (tested on both
-databases), so it changes no verdict, only how many rows reach Python.
+The inventory reads only `ephemera_candidates` — lessons holding a state word (the grammar's STATES) or a status
+label — and runs the grammar on those alone; the SQL filter is a superset of what the grammar accepts (every
+status sentence holds a state; tested on both databases), so it changes no verdict, only how many rows reach
+Python.
 """
 
 from __future__ import annotations
@@ -20,96 +21,67 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.functions import Lower
 
+from lore.garden.status_grammar import (
+    PRESENT_DEIXIS,
+    STATES,
+    rule_sentence,
+    sentences_of,
+    status_verdict,
+    weak_sentence,
+)
 from lore.models import LessonTag
 from lore.selectors import SEARCH_CONFIG, lesson_search_vector
 
-_STATE_VERB = r"(?:is|are|was|were|went|turned|came\s+back|has\s+been|have\s+been|got|just\s+got)\s+(?:now\s+|still\s+|currently\s+|all\s+)?"
-_CI_SUBJECT = (
-    r"(?:ci|build|builds|pipeline|tests?|test\s+suite|checks?|lint|linter|workflow|job|mypy|ruff|pytest|e2e|"
-    r"biome\s+check|github\s+actions|the\s+run)"
-)
-_SHA = r"(?:[0-9a-f]{7,40})"
 
-# The states each pattern ends on, as regular-expression fragments valid in Python and in PostgreSQL alike:
-# every match of a pattern holds one of its states as a whole word, which is what `ephemera_candidates` (below)
-# asks the database for before a pattern runs.
-CI_STATES = (
-    r"green|red|passing|failing|passed|failed|broken|pending|queued|cancell?ed|timed\s+out|fixed",
-    r"passed|failed|succeeded|went\s+green|went\s+red",
-)
-PR_STATES = (
-    r"draft|open|opened|merged|closed|approved|pending|blocked|in\s+review|ready\s+for\s+review|"
-    r"awaiting\s+review|rebased|reverted|green|red|failing|passing"
-)
-RUN_STATES = (
-    r"running|queued|stuck|alive|idle|in\s+progress|on\s+attempt\s+\d+|retrying|starting|restarting|down|"
-    r"up\s+again|hung"
-)
-ATTEMPT = r"on\s+attempt\s+\d+"
-
-PATTERNS: dict[str, re.Pattern[str]] = {
-    # "the build is green on commit abc123", "CI was red", "tests are passing now", "mypy came back failing"
-    "ci_result": re.compile(
-        rf"\b{_CI_SUBJECT}\b[^.;\n]{{0,30}}?\b{_STATE_VERB}(?:{CI_STATES[0]})\b",
-        re.I,
-    ),
-    # "biome check passed at step 3", "build failed on commit 1a2b3c4"
-    "ci_step": re.compile(
-        rf"(?<!\S)(?:{CI_STATES[1]})\s+(?:at|on|in)\s+(?:step\s+\d+|commit\s+{_SHA}|"
-        rf"{_SHA}\b|run\s+#?\d+|build\s+#?\d+)",
-        re.I,
-    ),
-    # "PR #42 is draft", "PR #55 CI is pending", "the PR was merged", "pull request 12 got approved"
-    "pr_state": re.compile(
-        rf"\b(?:pr|pull\s+request|mr|merge\s+request)\s*#?\d*\b[^.;\n]{{0,30}}?\b{_STATE_VERB}(?:a\s+)?"
-        rf"(?:{PR_STATES})\b",
-        re.I,
-    ),
-    # "issue-delivery run mqw97i6m is running", "the Worker is on attempt 2", "the deploy is still in progress"
-    "run_liveness": re.compile(
-        r"\b(?:run|job|worker|task|deploy|deployment|rollout|server|service|agent|process|migration|session)\b"
-        r"(?:\s+[a-z0-9][a-z0-9-]{3,})?[^.;\n]{0,20}?\b(?:is|are)\s+(?:now\s+|still\s+|currently\s+)?"
-        rf"(?:{RUN_STATES})\b",
-        re.I,
-    ),
-    "attempt": re.compile(rf"\b{ATTEMPT}\b", re.I),
-}
-# Every state above, one alternation. In its pattern each state follows whitespace (`\s+`, or the start of the
-# text for ci_step's) and its last word is followed by a word boundary or whitespace: a lesson a pattern matches
-# holds that last word (STATE_ENDS) as a whole word, and a word beginning with its letters (STATE_WORDS).
-STATES = "|".join((*CI_STATES, PR_STATES, RUN_STATES, ATTEMPT))
+def _split_top(pattern: str, separator: str) -> list[str]:
+    """`pattern` cut at each top-level `separator` (one inside a group stays in its group)."""
+    parts, depth, current, at = [], 0, "", 0
+    while at < len(pattern):
+        if depth == 0 and pattern.startswith(separator, at):
+            parts.append(current)
+            current, at = "", at + len(separator)
+            continue
+        depth += {"(": 1, ")": -1}.get(pattern[at], 0)
+        current, at = current + pattern[at], at + 1
+    return [*parts, current]
 
 
-def _last_word(state: str) -> str:
-    """A state's last word, as the regular expression it is: `timed\\s+out` → out, `on\\s+attempt\\s+\\d+` → attempt."""
-    return [part for part in re.split(r"\\s\+", state) if re.match(r"[a-z]", part)][-1]
+def _anchors(state: str) -> list[str]:
+    """The word every match of a state holds whole, as the regular expression it is: its longest plain word
+    (`timed\\s+out` → timed, `on\\s+attempt\\s+\\d+` → attempt, `crash(?:ing|ed)` → itself); a state made only
+    of groups gives the anchors of its last group's alternatives."""
+    tokens = [t for part in _split_top(state, r"\s+") for t in _split_top(part, r"\s*") if t]
+    words = [t for t in tokens if re.match(r"[a-z]", t)]
+    if words:
+        return [max(words, key=lambda word: len(re.match(r"[a-z]+", word).group(0)))]  # type: ignore[union-attr]
+    last = tokens[-1]
+    inner = last[3 : last.rindex(")")]
+    return [word for alternative in _split_top(inner, "|") for word in _anchors(alternative)]
 
 
 def _letters(word: str) -> str:
-    """The plain letters every match of a last word begins with: `cancell?ed` → cancel."""
+    """The plain letters every match of a last word begins with: `cancell?ed` → cancel, `crash-?looping` → crash."""
     letters = re.match(r"[a-z]+", word)
     assert letters is not None
     found = letters.group(0)
     return found[:-1] if word[len(found) : len(found) + 1] == "?" else found
 
 
-STATE_ENDS = tuple(sorted({_last_word(state) for state in STATES.split("|")}))
+# The word each state holds whole (STATE_ENDS) and the letters it begins with (STATE_WORDS), with the time words a
+# job in progress is stated with ("is taking a checkpoint right now"): a lesson holding a status sentence holds one.
+_WORD_STATES = [
+    state for state in _split_top(f"{STATES}|{PRESENT_DEIXIS}", "|") if re.match(r"[a-z(]", state)
+]
+STATE_ENDS = tuple(sorted({word for state in _WORD_STATES for word in _anchors(state)}))
 STATE_WORDS = tuple(sorted({_letters(word) for word in STATE_ENDS}))
 
 
 def states_regex(word_boundary: str) -> str:
-    """STATES as one case-insensitive search between word boundaries (`\\b` for Python and SQLite): a superset
-    of what PATTERNS match."""
-    return rf"{word_boundary}(?:{STATES}){word_boundary}"
+    """The states' last words as one case-insensitive search between word boundaries (`\\b` for Python and
+    SQLite): a superset of what the grammar accepts."""
+    return rf"{word_boundary}(?:{'|'.join(STATE_ENDS)}){word_boundary}"
 
 
-# Words of a rule, a contract or a how-it-works fact: a statement holding one is durable whatever it mentions.
-DURABLE_MARKERS = re.compile(
-    r"\b(?:must|should|shall|always|never|do\s+not|don't|needs?\s+to|has\s+to|have\s+to|required?|requires|"
-    r"before\s+(?:merg|deploy|releas|push)\w*|whenever|every\s+time|each\s+time|if\s+|when\s+|unless|policy|rule|"
-    r"prefer|means|because|so\s+that|until|instead)\b",
-    re.I,
-)
 # Kinds that hold durable knowledge by definition (a quoted status in a decision is an example, not a state).
 DURABLE_KINDS = frozenset({"decision", "preference", "convention", "contract", "architecture"})
 # A kind or tag that says the lesson records a status.
@@ -120,22 +92,29 @@ EPHEMERAL_LABELS = frozenset(
 
 @dataclass(frozen=True)
 class EphemeraMatch:
-    pattern: str  # a PATTERNS name, or "label" when only the kind or a tag says so
-    matched: str  # the text that matched (or the label)
+    pattern: str  # the grammar's rule ("subject_state", "state_deixis"), or "label" when only a label says so
+    matched: str  # the words it fired on (or the label)
 
 
 def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> EphemeraMatch | None:
-    """Why this lesson is ephemera, or None when it is not (see the module docstring)."""
+    """Why this lesson is ephemera, or None when it is not: at least one sentence states a status and none states a
+    rule; a condition or advice beside a status ("Don't kill it.") leaves it a status only when the status is
+    anchored in a moment. A status label (kind or tag) stands for a status sentence."""
     if kind.lower() in DURABLE_KINDS:
         return None
+    statuses, weak = [], False
+    for sentence in sentences_of(content):
+        verdict = status_verdict(sentence)
+        if verdict is not None:
+            statuses.append(verdict)
+        elif rule_sentence(sentence):
+            return None
+        else:
+            weak = weak or weak_sentence(sentence)
+    if statuses and (not weak or any(verdict.anchored for verdict in statuses)):
+        return EphemeraMatch(statuses[0].rule, statuses[0].matched[:200])
     labels = {kind.lower(), *(t.lower() for t in tags)} & EPHEMERAL_LABELS
-    durable = DURABLE_MARKERS.search(content) is not None
-    if not durable:
-        for name, pattern in PATTERNS.items():
-            found = pattern.search(content)
-            if found:
-                return EphemeraMatch(name, found.group(0)[:200])
-    if labels and not durable:
+    if labels and not statuses and not weak:
         return EphemeraMatch("label", sorted(labels)[0])
     return None
 
@@ -146,9 +125,10 @@ def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> QuerySet[Any
     is among them.
 
     On PostgreSQL the state test is the full-text GIN index (`lore.selectors.lesson_search_vector`): a word that
-    follows whitespace starts a lexeme, so a prefix query on STATE_WORDS finds every lesson a pattern matches
-    (and more: `red:*` also finds "redis", which the whole-word test on the rows it found then drops). Elsewhere it is `states_regex` (Python's `re` on SQLite). The three
-    tests are a UNION, each planned on its own (an OR would cost the index)."""
+    follows whitespace starts a lexeme, so a prefix query on STATE_WORDS finds every lesson holding a state (and
+    more: `red:*` also finds "redis", which the whole-word test on the rows it found then drops). Elsewhere it is
+    `states_regex` (Python's `re` on SQLite). The three tests are a UNION, each planned on its own (an OR would
+    cost the index)."""
     lessons = lessons.exclude(kind__in=DURABLE_KINDS)
     if connection.vendor == "postgresql":
         query = SearchQuery(

@@ -1,6 +1,6 @@
 """Signatures kept at write time: a MinHash of each lesson's shingles (datasketch), cut into LSH bands whose hashes
 are stored in LessonBand. Two lessons whose shingle sets have Jaccard similarity s share at least one band with
-probability 1 - (1 - s^ROWS)^BANDS: 0.89 at s = 0.7, 0.99 at s = 0.8 (docs/gardener.md). The inventory groups band
+probability 1 - (1 - s^ROWS)^BANDS: 0.88 at s = 0.5, 0.97 at s = 0.6, 0.998 at s = 0.7 (docs/gardener.md). The inventory groups band
 hashes in SQL and checks each candidate pair with the exact similarity, so a band collision never decides.
 
 Every writer keeps them: lesson_write (one lesson), the import and the demo/bench loader (a batch at a time, one
@@ -19,8 +19,8 @@ from lore.garden.text import family_of, shingles_of_title, title_of
 from lore.models import Account, Lesson, LessonBand, SupersedesClaim
 from lore.scopes import Address
 
-BANDS = 8
-ROWS = 4
+BANDS = 16
+ROWS = 3
 NUM_PERM = BANDS * ROWS
 SEED = 1
 # Stored band hashes depend on the scheme: named, so a datasketch upgrade cannot change it silently.

@@ -34,7 +34,8 @@ def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path)
     assert result["archive"]["archived"] == result["archive"]["restored"] > 0
     assert not Lesson.objects.filter(account=account, archived_by_run__isnull=False).exists()
     garden = result["garden"]
-    assert garden["corpus"]["lessons"] >= 300 and garden["inventory"]["full_examined"] > 0
+    assert garden["corpus"]["heldout"]["lessons"] >= 160 and garden["corpus"]["development"]["lessons"] >= 300
+    assert garden["inventory"]["full_examined"] > 0
     assert garden["inventory"]["nightly_examined"] < garden["inventory"]["full_examined"]
 
     paths = report_write(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from bench.garden import PRECISION_MIN, RECALL_MIN, corpus_evaluate, corpus_load
+from bench.garden_eval import CORPORA, corpus_load
 from lore.garden.apply import (
     FindingNotOpen,
     FindingOverCap,
@@ -16,6 +16,7 @@ from lore.garden.apply import (
 )
 from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.inventory import GardenRunPending, garden_inventory
+from lore.garden.signatures import BANDS
 from lore.models import Finding, FindingMember, GardenRun, Lesson, LessonBand, LessonEvent
 from lore.services import lesson_protect
 from lore.tasks import nightly_garden
@@ -31,9 +32,9 @@ def members(finding: Finding) -> dict[str, str]:
 
 def test_every_write_keeps_the_lessons_signature(account) -> None:  # noqa: ANN001
     lesson = write(account, "repo::acme/app", "use-uv", UV)
-    assert LessonBand.objects.filter(lesson=lesson).count() == 8
+    assert LessonBand.objects.filter(lesson=lesson).count() == BANDS
     write(account, "repo::acme/app", "use-uv", "Something else entirely, about the billing worker.")
-    assert LessonBand.objects.filter(lesson=lesson).count() == 8  # replaced, not added
+    assert LessonBand.objects.filter(lesson=lesson).count() == BANDS  # replaced, not added
 
 
 def test_near_duplicates_in_one_family_keep_the_most_chosen_then_newest_and_retire_the_others(
@@ -139,14 +140,11 @@ def test_a_status_in_a_decision_is_not_ephemera_and_a_status_label_is() -> None:
     assert ephemera_match("waiting on the platform team", tags=["status"]) is not None
 
 
-def test_every_ephemera_of_the_corpus_passes_the_sql_pre_filter(account) -> None:  # noqa: ANN001
-    labels = corpus_load(account)
+@pytest.mark.parametrize("corpus", ["development", "heldout"])
+def test_every_lesson_the_grammar_calls_ephemera_passes_the_sql_pre_filter(account, corpus: str) -> None:  # noqa: ANN001
+    corpus_load(account, CORPORA[corpus])
     lessons = Lesson.objects.filter(account=account)
-    ephemera = {
-        lesson.pk
-        for lesson in lessons
-        if ephemera_match(lesson.content, lesson.kind, lesson.tags) or labels[lesson.address].get("ephemera")
-    }
+    ephemera = {lesson.pk for lesson in lessons if ephemera_match(lesson.content, lesson.kind, lesson.tags)}
     candidates = set(ephemera_candidates(account.pk, lessons))
     assert len(ephemera) >= 30 and ephemera <= candidates
 
@@ -190,7 +188,7 @@ def test_ephemera_older_than_the_accounts_ephemera_age_are_proposed_younger_ones
     write(account, "repo::acme/app", "young", "PR #43 is draft", age_days=13)
     garden_inventory(account)
     finding = Finding.objects.get(account=account, kind="expired_ephemera")
-    assert members(finding) == {"old": "retire"} and "pr_state" in finding.members.get().why
+    assert members(finding) == {"old": "retire"} and "subject_state" in finding.members.get().why
 
 
 def test_the_inventory_changes_no_lesson(account) -> None:  # noqa: ANN001
@@ -310,18 +308,6 @@ def test_a_finding_of_another_account_cannot_be_applied_dismissed_or_undone(acco
         with pytest.raises(Finding.DoesNotExist):
             act(account=other_account, finding_id=finding.pk, actor="mallory")
     assert FindingMember.objects.filter(finding=finding).count() == 2 and finding.status == "open"
-
-
-def test_on_the_labelled_corpus_precision_is_at_least_095_for_every_kind_and_recall_at_least_08(
-    account,
-) -> None:  # noqa: ANN001
-    labels = corpus_load(account)
-    assert len(labels) >= 300
-    garden_inventory(account, full=True)
-    result = corpus_evaluate(account, labels)
-    assert all(p is not None and p >= PRECISION_MIN for p in result["precision"].values()), result
-    assert result["recall"]["near_verbatim_duplicates"] >= RECALL_MIN, result
-    assert result["recall"]["expired_ephemera"] >= RECALL_MIN, result
 
 
 def test_the_nightly_task_starts_no_inventory_for_an_account_with_one_queued(account, other_account) -> None:  # noqa: ANN001

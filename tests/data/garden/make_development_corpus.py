@@ -1,6 +1,6 @@
-"""Builds tests/data/garden_corpus.jsonl: the gardener's labelled corpus (docs/gardener.md, "Evaluation").
+"""Builds tests/data/garden/development-generated.jsonl: half of the gardener's development corpus (README.md beside it).
 
-Run `python tests/data/make_garden_corpus.py` after changing it; the JSONL is committed so that the tests and
+Run `python tests/data/garden/make_development_corpus.py` after changing it; the JSONL is committed so that the tests and
 `make bench` read the same lessons. Each line is a lesson (scope, key, content, kind, tags, age_days,
 opened_count, supersedes) with a `label`:
 - `dup`: a duplicate group id and `variant` (original | verbatim | paraphrase): lessons of one group in one scope
@@ -16,7 +16,7 @@ import json
 import random
 from pathlib import Path
 
-OUT = Path(__file__).with_name("garden_corpus.jsonl")
+OUT = Path(__file__).with_name("development-generated.jsonl")
 FAMILIES = {
     "repo::acme/app": ["branch::acme/app::main", "branch::acme/app::feat/billing-v2"],
     "repo::acme/api": ["branch::acme/api::main"],

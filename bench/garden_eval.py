@@ -1,0 +1,256 @@
+"""The gardener's evaluation: precision and recall on two labelled corpora (tests/data/garden/README.md).
+
+- **development** (development-generated.jsonl + development-written.jsonl): the rules were tuned on it; its
+  figures are a training score.
+- **held-out** (heldout.jsonl): written apart from the rules by an author who never read them, and never tuned on.
+  Its figures are the headline: what a team should expect on lore nobody here wrote.
+
+Each corpus is written into an account of its own through `lesson_write` (so signatures and claims are kept as in
+real use), inventoried once, and judged from the findings it left open. TARGETS are declared once here; the test
+(tests/lore/test_garden_evaluation.py), `make bench` and the Findings page read them from here.
+
+    .venv/bin/python bench/garden_eval.py [--write]   # print both evaluations; --write updates the page's figures
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+if __name__ == "__main__":  # pragma: no cover - run as a script, on a database of its own in memory
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import os
+
+    os.environ.update(DJANGO_SETTINGS_MODULE="config.settings", DATABASE_URL="sqlite://:memory:")
+    os.environ.setdefault("DEBUG", "1")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+from django.db import transaction
+from django.utils import timezone
+
+from lore.accounts import account_create
+from lore.garden.figures import FIGURES_PATH
+from lore.garden.inventory import garden_inventory
+from lore.inputs import LessonInput
+from lore.models import Account, Finding, FindingMember, Lesson
+from lore.services import lesson_write
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "garden"
+CORPORA = {
+    "heldout": (DATA / "heldout.jsonl",),
+    "development": (
+        DATA / "development-generated.jsonl",
+        DATA / "development-written.jsonl",
+        DATA / "development-ephemera.jsonl",
+    ),
+}
+# Finding kinds that propose retirement, and the review-only kind a person confirms.
+RETIRING = ("near_duplicate", "superseded", "expired_ephemera")
+REVIEW_ONLY = ("possible_duplicate",)
+# The targets (issue 27), on the held-out corpus: name → (figure's path in a result, at least / at most).
+TARGETS: dict[str, tuple[tuple[str, ...], float, str]] = {
+    "precision of near duplicates": (("precision", "near_duplicate"), 0.95, "min"),
+    "precision of superseded": (("precision", "superseded"), 0.95, "min"),
+    "precision of expired ephemera": (("precision", "expired_ephemera"), 0.95, "min"),
+    "recall of near-verbatim duplicates": (("recall", "verbatim"), 0.9, "min"),
+    "recall of lightly edited duplicates": (("recall", "edited"), 0.9, "min"),
+    "recall of expired ephemera": (("recall", "expired_ephemera"), 0.85, "min"),
+    "durable look-alikes flagged": (("must_not_flag", "flagged"), 0, "max"),
+    "durable look-alikes in the set": (("must_not_flag", "ephemera_lookalikes"), 40, "min"),
+}
+SEMANTIC_TARGETS: dict[str, tuple[tuple[str, ...], float, str]] = {
+    "precision of possible duplicates": (("precision", "possible_duplicate"), 0.8, "min"),
+    "recall of paraphrases": (("recall", "paraphrase"), 0.6, "min"),
+}
+
+
+def corpus_rows(files: Iterable[Path]) -> Iterator[dict[str, Any]]:
+    for path in files:
+        with path.open() as lines:
+            for line in lines:
+                if line.strip():
+                    yield json.loads(line)
+
+
+def corpus_load(
+    account: Account, files: Iterable[Path] = CORPORA["development"]
+) -> dict[str, dict[str, Any]]:
+    """Write the corpus into `account` through lesson_write, then set each lesson's age and Chosen. Answers
+    {address: label}. Older lessons are written first, as they were in the store the corpus stands for."""
+    now = timezone.now()
+    labels: dict[str, dict[str, Any]] = {}
+    with transaction.atomic():
+        for row in sorted(corpus_rows(files), key=lambda r: -r["age_days"]):
+            data = {k: row.get(k, []) for k in ("scope", "key", "content", "kind", "tags", "supersedes")}
+            lesson, _ = lesson_write(account=account, data=LessonInput.from_data(data), actor="corpus")
+            at = now - timedelta(days=row["age_days"])
+            Lesson.objects.filter(pk=lesson.pk).update(
+                created_at=at, updated_at=at, opened_count=row["opened_count"]
+            )
+            labels[lesson.address] = row["label"]
+    return labels
+
+
+def _ratio(hits: int, total: int) -> float | None:
+    return round(hits / total, 3) if total else None
+
+
+def _findings(account: Account) -> list[tuple[str, int | None, list[tuple[str, str]]]]:
+    """(kind, keeper's lesson id or None, [(address, action)]) of every open finding."""
+    found = []
+    for finding in Finding.objects.filter(account=account).prefetch_related("members__lesson"):
+        evidence = finding.evidence or {}
+        keeper = evidence.get("superseded_by") or evidence.get("suggested_keeper")
+        members = [(m.lesson.address, m.action, m.lesson_id) for m in finding.members.all()]
+        keeper_address = next((a for a, _, pk in members if pk == keeper), None)
+        found.append((finding.kind, keeper_address, [(a, action) for a, action, _ in members]))  # type: ignore[misc]
+    return found  # type: ignore[return-value]
+
+
+def _same_group(labels: dict[str, dict[str, Any]], a: str, b: str | None) -> bool:
+    return b is not None and bool(labels[a].get("dup")) and labels[a].get("dup") == labels[b].get("dup")
+
+
+def corpus_evaluate(account: Account, labels: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Precision per finding kind, recall per duplicate variant and for ephemera and supersession, and the
+    must-not-flag set, from the account's open findings."""
+    findings = _findings(account)
+    verdicts: dict[str, list[bool]] = {kind: [] for kind in (*RETIRING, *REVIEW_ONLY)}
+    wrong: list[str] = []
+    together: dict[str, set[str]] = {"near_duplicate": set(), "possible_duplicate": set()}
+    retired: set[str] = set()
+    for kind, keeper, members in findings:
+        others = [a for a, _ in members if a != keeper]
+        for address, action in members:
+            if kind in together and any(_same_group(labels, address, o) for o, _ in members if o != address):
+                together[kind].add(address)
+            if address == keeper or (kind in RETIRING and action != FindingMember.Action.RETIRE):
+                continue
+            if kind in RETIRING:
+                retired.add(address)
+            if kind in ("near_duplicate", "possible_duplicate"):
+                ok = _same_group(labels, address, keeper or (others[0] if others[0] != address else None))
+            elif kind == "superseded":
+                ok = keeper is not None and labels[keeper].get("supersedes_target") == address
+            else:
+                ok = bool(labels[address].get("ephemera")) and not labels[address].get("fresh")
+            verdicts.setdefault(kind, []).append(ok)
+            if not ok:
+                wrong.append(f"{kind}: {address}")
+
+    def variant_recall(variant: str, kinds: tuple[str, ...]) -> float | None:
+        members = [a for a, label in labels.items() if label.get("variant") == variant]
+        return _ratio(sum(1 for a in members if any(a in together[k] for k in kinds)), len(members))
+
+    old_ephemera = [a for a, label in labels.items() if label.get("ephemera") and not label.get("fresh")]
+    targets = [a for a, label in labels.items() if label.get("supersedes_target")]
+    lookalikes = [a for a, label in labels.items() if label.get("lookalike")]
+    flagged = sorted(a for a in lookalikes if a in retired)
+    return {
+        "lessons": len(labels),
+        "retired": {kind: len(v) for kind, v in verdicts.items()},
+        "precision": {kind: _ratio(sum(v), len(v)) for kind, v in verdicts.items()},
+        "recall": {
+            "verbatim": variant_recall("verbatim", ("near_duplicate",)),
+            "edited": variant_recall("edited", ("near_duplicate",)),
+            "paraphrase": variant_recall("paraphrase", ("near_duplicate", "possible_duplicate")),
+            "expired_ephemera": _ratio(len(retired & set(old_ephemera)), len(old_ephemera)),
+            "superseded": _ratio(
+                sum(1 for a in targets if labels[a]["supersedes_target"] in retired), len(targets)
+            ),
+        },
+        "counts": {
+            "verbatim": sum(1 for lb in labels.values() if lb.get("variant") == "verbatim"),
+            "edited": sum(1 for lb in labels.values() if lb.get("variant") == "edited"),
+            "paraphrase": sum(1 for lb in labels.values() if lb.get("variant") == "paraphrase"),
+            "expired_ephemera": len(old_ephemera),
+        },
+        "must_not_flag": {
+            "lookalikes": len(lookalikes),
+            "ephemera_lookalikes": sum(1 for a in lookalikes if labels[a]["lookalike"] == "ephemera"),
+            "flagged": len(flagged),
+            "addresses": flagged,
+        },
+        "wrong": wrong,
+    }
+
+
+def _figure(result: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = result
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def targets_missed(result: dict[str, Any], *, semantic: bool) -> list[str]:
+    """The targets a result misses, each as "name: figure (target)"; a figure that was not measured misses."""
+    missed = []
+    for name, (path, bound, side) in {**TARGETS, **(SEMANTIC_TARGETS if semantic else {})}.items():
+        value = _figure(result, path)
+        if value is None or (value < bound if side == "min" else value > bound):
+            missed.append(f"{name}: {value} ({'≥' if side == 'min' else '≤'} {bound})")
+    return missed
+
+
+def _semantic_on(account: Account) -> bool:
+    """Whether the inventory looked for possible duplicates (the optional semantic extra)."""
+    try:
+        from lore.garden.semantic import semantic_enabled  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    return bool(semantic_enabled(account))
+
+
+def corpus_run(name: str) -> dict[str, Any]:
+    """Load corpus `name` into a fresh account of its own, inventory it in full, evaluate."""
+    account = Account.objects.filter(name=f"garden-{name}").first() or account_create(name=f"garden-{name}")
+    Finding.objects.filter(account=account).delete()
+    Lesson.objects.filter(account=account).delete()
+    labels = corpus_load(account, CORPORA[name])
+    garden_inventory(account, full=True, trigger="bench")
+    result = corpus_evaluate(account, labels)
+    result["semantic"] = _semantic_on(account)
+    return result
+
+
+def corpus_bench() -> dict[str, Any]:
+    """Both evaluations, held-out first (the `garden` section of make bench)."""
+    return {name: corpus_run(name) for name in ("heldout", "development")}
+
+
+def figures_write(results: dict[str, Any]) -> None:
+    """Record the evaluation's figures for the Findings page (lore/garden/figures.py)."""
+    kept = {
+        name: {
+            k: result[k] for k in ("lessons", "precision", "recall", "counts", "must_not_flag", "semantic")
+        }
+        for name, result in results.items()
+    }
+    for result in kept.values():
+        result["must_not_flag"] = {k: v for k, v in result["must_not_flag"].items() if k != "addresses"}
+    FIGURES_PATH.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    results = corpus_bench()
+    for name, result in results.items():
+        missed = targets_missed(result, semantic=result["semantic"])
+        shown = {k: result[k] for k in ("precision", "recall", "must_not_flag")}
+        if name == "heldout":  # the held-out corpus is judged by its figures alone: nobody reads its misses
+            shown["must_not_flag"] = {k: v for k, v in shown["must_not_flag"].items() if k != "addresses"}
+        print(f"== {name}: {json.dumps(shown)}")
+        if name != "heldout":  # the held-out corpus is judged by its figures alone: nobody reads its misses
+            print(f"   wrong: {result['wrong']}")
+        print(f"   targets missed: {missed or 'none'}")
+    if "--write" in sys.argv:
+        figures_write(results)
+        print(f"wrote {FIGURES_PATH}")

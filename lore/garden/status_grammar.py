@@ -1,0 +1,722 @@
+"""What makes a statement momentary: the grammar the gardener reads ephemera with (docs/gardener.md, "Expired
+ephemera").
+
+A sentence states a momentary status when one of its *asserted* clauses (not a condition after if/when/until/…)
+holds
+
+- a **status subject** (a build, check, job, pipeline, PR/MR, deploy, migration, run, worker, test suite, review…)
+  followed within a few words by a **state** (pending, running, failed, green, draft, merged, changes requested,
+  flagged, restarting, heartbeats lost…), with no modal between them ("CI *must be* green" is a rule); a generic
+  subject ("a PR", "any build", bare "PRs") states a habit, not a status, unless the sentence is anchored in time;
+- or a state anchored by **temporal deixis**: "now", "today", "currently", "still", "again", "this morning", "yet",
+  "at <sha>", "attempt N", a run, build or pipeline id.
+
+A sentence is durable — a rule, a habit, a how-it-works fact — when it is not a status and holds a **rule marker**
+(must, should, never, always, usually, every time, policy…), a condition (if, when, whenever, unless) or starts
+with an imperative ("Retry once…", "Keep the MR in draft until…"). Words such as "until" and "do not" are not rule
+markers: they sit inside status sentences too ("deploy is paused until the DBA is back", "do not retry, job 8812 is
+still running").
+
+Each vocabulary below is declared once, as regular-expression fragments valid in Python and PostgreSQL alike; the
+SQL pre-filter (`lore.garden.ephemera.ephemera_candidates`) is derived from STATES.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _alternation(*phrases: str) -> str:
+    return "|".join(phrases)
+
+
+# ------------------------------------------------------------------ vocabulary
+
+SUBJECTS = _alternation(
+    r"ci",
+    r"builds?",
+    r"pipelines?",
+    r"jobs?",
+    r"checks?",
+    r"tests?",
+    r"test\s+suite",
+    r"suite",
+    r"specs?",
+    r"lint(?:er)?",
+    r"workflows?",
+    r"runs?",
+    r"workers?",
+    r"runners?",
+    r"agents?",
+    r"deploy(?:ment)?s?",
+    r"rollouts?",
+    r"releases?",
+    r"migrations?",
+    r"backfills?",
+    r"cron(?:\s*jobs?)?",
+    r"tasks?",
+    r"prs?",
+    r"pull\s+requests?",
+    r"mrs?",
+    r"merge\s+requests?",
+    r"changes?",
+    r"patch\s*sets?",
+    r"diffs?",
+    r"revisions?",
+    r"reviews?",
+    r"reviewers?",
+    r"verifier",
+    r"bots?",
+    r"main",
+    r"master",
+    r"trunk",
+    r"nightl(?:y|ies)",
+    r"servers?",
+    r"services?",
+    r"pods?",
+    r"nodes?",
+    r"clusters?",
+    r"replicas?",
+    r"queues?",
+    r"consumers?",
+    r"scheduler",
+    r"daemon",
+    r"containers?",
+    r"canary",
+    r"incidents?",
+    r"alerts?",
+    r"stages?",
+    r"steps?",
+    r"e2e",
+    r"mypy",
+    r"ruff",
+    r"pytest",
+    r"jest",
+    r"sync",
+    r"export",
+    r"import",
+    r"upgrade",
+    r"process",
+    r"session",
+    r"cache",
+    r"qa",
+    r"codecov",
+    r"sentry",
+    r"cls?",
+    r"changelists?",
+    r"farm",
+    r"agent",
+    r"rigs?",
+    r"boards?",
+    r"partitions?",
+    r"pools?",
+    r"buckets?",
+    r"branch(?:es)?",
+    r"sso",
+    r"vpn",
+    r"redis",
+    r"staging",
+    r"prod(?:uction)?",
+    r"certs?",
+    r"dashboards?",
+    r"invites?",
+    r"sessions",
+    r"jobsets?",
+    r"evaluat(?:or|ion)s?",
+    r"builders?",
+    r"flags?",
+    r"audit",
+    r"freeze",
+    r"on[\s-]?call",
+)
+# A state, grouped by what it is the state of; the SQL pre-filter asks for each one's last word.
+CI_STATES = _alternation(
+    r"green",
+    r"red",
+    r"yellow",
+    r"passing",
+    r"passed",
+    r"failing",
+    r"failed",
+    r"broken",
+    r"erroring",
+    r"errored",
+    r"flaking",
+    r"pending",
+    r"queued",
+    r"cancell?ed",
+    r"aborted",
+    r"timed\s+out",
+    r"timing\s+out",
+    r"succeeded",
+    r"unstable",
+    r"skipped",
+)
+REVIEW_STATES = _alternation(
+    r"draft",
+    r"open",
+    r"merged",
+    r"closed",
+    r"approved",
+    r"rejected",
+    r"abandoned",
+    r"blocked",
+    r"rebased",
+    r"reverted",
+    r"conflicting",
+    r"has\s+conflicts",
+    r"changes?\s+requested",
+    r"requested\s+changes",
+    r"needs?\s+(?:rebase|review|work|a\s+rebase|a\s+review)",
+    r"awaiting\s+(?:review|approval)",
+    r"waiting\s+(?:on|for)\s+(?:review|approval|a\s+review)",
+    r"in\s+review",
+    r"under\s+review",
+    r"ready\s+(?:for\s+review|to\s+merge)",
+    r"flagged",
+    r"lgtm(?:'d|ed)?",
+)
+RUN_STATES = _alternation(
+    r"running",
+    r"stuck",
+    r"hung",
+    r"hanging",
+    r"stalled",
+    r"idle",
+    r"alive",
+    r"in\s+progress",
+    r"in\s+flight",
+    r"retrying",
+    r"starting",
+    r"restarting",
+    r"restarted",
+    r"crash(?:ing|ed)",
+    r"crash-?looping",
+    r"oom-?killed",
+    r"killed",
+    r"dead",
+    r"down",
+    r"up\s+again",
+    r"back\s+up",
+    r"degraded",
+    r"unresponsive",
+    r"paused",
+    r"halted",
+    r"on\s+hold",
+    r"backlogged",
+    r"lagging",
+    r"rolling\s+(?:out|back)",
+    r"rolled\s+(?:out|back)",
+    r"deploying",
+    r"deployed",
+    r"half\s+done",
+    r"halfway",
+    r"firing",
+    r"ongoing",
+    r"mitigated",
+    r"offline",
+    r"frozen",
+    r"locked",
+    r"drained",
+    r"cordoned",
+    r"throttled",
+    r"flapping",
+    r"bricked",
+    r"wedged",
+    r"preempted",
+    r"requeued",
+    r"evicted",
+    r"bouncing",
+    r"disabled\s+(?:temporarily|for\s+now)",
+    r"temporarily\s+(?:disabled|down|paused|off|closed|read-only|unavailable)",
+    r"unavailable",
+    r"read-only\s+(?:while|until|for|now)",
+    r"throwing",
+    r"returning\s+(?:\d{3}s?|errors?|5xx|4xx)",
+    r"sitting\s+(?:at|in|on)",
+    r"not\s+started",
+    r"in\s+effect",
+    r"on[\s-]call",
+    r"switched\s+(?:on|off)",
+    r"turned\s+(?:on|off)",
+    r"\d+\s+(?:failures|errors|flakes|failing\s+tests)",
+    r"on\s+loan",
+    r"being\s+\w+(?:ed|en)",
+    r"suspended",
+    r"shelved",
+    r"processing",
+    r"investigating",
+    r"bisecting",
+    r"triaging",
+    r"being\s+(?:triaged|investigated|reviewed|fixed|processed|rolled\s+back|deployed|bisected|retried)",
+    r"queu(?:e?ing)",
+    r"in\s+(?:the\s+)?queue",
+    r"backed\s+up",
+    r"on\s+attempt\s+\d+",
+    r"(?:stopped|stops)\s+sending\s+heartbeats",
+    r"(?:missing|lost|missed)\s+(?:heartbeats?|its\s+heartbeats?|their\s+heartbeats?)",
+    r"heartbeats?\s+(?:lost|missing|stopped)",
+)
+# States that are a property when unanchored ("the suite is flaky on CI") and a status only with a time word.
+TEMPORAL_ONLY_STATES = _alternation(
+    r"flaky", r"slow", r"noisy", r"busy", r"behind", r"pass(?:es)?", r"fail(?:s)?"
+)
+STATES = _alternation(CI_STATES, REVIEW_STATES, RUN_STATES, TEMPORAL_ONLY_STATES)
+
+# What anchors a statement in a moment. Time words and a commit or an attempt are strong: they anchor a status even
+# beside a rule word ("do not retry, job 8812 is still running"). Ids and "again" are weak: they anchor a state but
+# not against a rule.
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+TEMPORAL_DEIXIS = _alternation(
+    # "now" is a moment, but "we now run…", "are now upgraded" state a change of practice: durable.
+    r"now(?!\s+(?:\w+s|\w+ed|run|use|go|live|need|require|build|deploy|ship|point|get|have|take|make|keep|"
+    r"happen|come|sit|show|wait|cap|schedule|pin|gate|block|refuse|reject|skip|retry))",
+    r"right\s+now",
+    r"today",
+    r"tonight",
+    r"yesterday",
+    r"currently",
+    r"at\s+the\s+moment",
+    r"atm",
+    r"still",
+    r"yet",
+    r"for\s+now",
+    r"for\s+the\s+moment",
+    r"while\s+(?:we|i|they|someone)\b",
+    r"as\s+of\s+(?:the\s+)?(?:last|latest)\s+\w+",
+    r"as\s+of\s+(?:this\s+writing|writing|today|now)",
+    r"at\s+the\s+time\s+of\s+writing",
+    r"as\s+we\s+speak",
+    r"this\s+(?:morning|afternoon|evening|week|weekend|sprint)",
+    r"(?:this|today's|yesterday's)\s+morning's",
+    r"overnight",
+    r"current\s+(?:pr|mr|build|run|branch|release|sprint|deploy|rotation|pipeline)",
+    r"since\s+(?:build|version|release|v)\s*[\d.]+",
+    r"since\s+the\s+(?:[\w.-]+\s+){0,3}(?:bump|deploy|release|upgrade|update|merge|rollout|outage|incident|migration|cutover)",
+    r"until\s+the\s+(?:[\w-]+\s+){0,3}(?:finishes|is\s+done|ends|lands|is\s+back|is\s+over|completes|clears|is\s+fixed)",
+    r"temporarily",
+    r"for\s+a\s+bit",
+    r"in\s+the\s+meantime",
+    r"for\s+the\s+time\s+being",
+    r"since\s+(?:lunch|noon|(?:this\s+morning's|today's|yesterday's|last\s+night's|the\s+last)\s+\w+)",
+    rf"until\s+(?:the\s+)?(?:{_WEEKDAY}|tomorrow|tonight|noon|eod|end\s+of\s+(?:the\s+)?(?:day|week)|next\s+\w+)",
+    r"until\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|utc)?\b",
+    r"(?-i:until\s+(?:[A-Z][a-z]+|IT|she|he|they|someone)\s+(?:\w+s|is|are|has|gets|gives)\b)",
+    r"last\s+night",
+    r"\d+\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
+    r"since\s+(?:this\s+morning|yesterday|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d)",
+    r"at\s+\d{1,2}:\d\d",
+    r"(?:twice|three\s+times|\d+\s+times)\s+(?:today|this\s+week|in\s+a\s+row)",
+    r"(?:at|on)\s+(?:commit\s+)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",
+    r"(?:at|on|in)\s+step\s+\d+",
+    r"(?:attempt|retry|try)\s+#?\d+",
+    r"(?:\d+(?:st|nd|rd|th)|second|third|fourth|fifth)\s+(?:attempt|retry|try)",
+)
+ID_DEIXIS = _alternation(
+    r"again",
+    r"just",
+    r"so\s+far",
+    r"earlier",
+    r"latest",
+    r"eta",
+    r"last\s+(?:push|build|run|nightly|deploy|release|commit)",
+    r"(?:run|build|job|pipeline|deploy|deployment|workflow|task|change|patch\s*set|cl|changelist)\s+#?\d{2,}",
+    r"(?:run|build|job|pipeline|deploy|workflow)\s+(?=[a-z0-9-]*\d)[a-z0-9-]{6,}",
+    r"#\d{2,}",
+    r"this\s+(?:branch|pr|mr|release|build|run|pipeline|deploy|change)",
+    r"!\d{2,}",
+    r"d\d{3,}",
+)
+DEIXIS = _alternation(TEMPORAL_DEIXIS, ID_DEIXIS)
+# States that only ever describe one thing at one moment: they need no subject and no time word.
+MOMENTARY_STATES = _alternation(
+    r"changes?\s+requested",
+    r"requested\s+changes",
+    r"needs?\s+(?:rebase|a\s+rebase)",
+    r"awaiting\s+(?:review|approval)",
+    r"waiting\s+(?:on|for)\s+(?:review|approval|a\s+review)",
+    r"ready\s+(?:for\s+review|to\s+merge)",
+    r"on\s+attempt\s+\d+",
+    r"crash-?looping",
+    r"(?:stopped|stops)\s+sending\s+heartbeats",
+    r"(?:missing|lost|missed)\s+(?:heartbeats?|its\s+heartbeats?|their\s+heartbeats?)",
+    r"heartbeats?\s+(?:lost|missing|stopped)",
+    r"being\s+(?:triaged|investigated|reviewed|fixed|processed|rolled\s+back|deployed|bisected|retried)",
+)
+# A rule, a habit or a how-it-works fact.
+RULE_MARKERS = _alternation(
+    r"automatically",
+    r"(?:isn't|is\s+not|aren't|are\s+not)\s+\w+\s+until",
+    r"(?:stays?|remains?|keeps?)\s+(?:\w+\s+)?(?:green|red|pending|queued|open|closed|draft|blocked|disabled|locked)",
+    r"expected",
+    r"normal",
+    r"by\s+design",
+    r"reserved",
+    r"almost\s+always",
+    r"rarely",
+    r"no\s+longer",
+    r"since\s+then",
+    r"from\s+now\s+on",
+    r"we\s+now",
+    r"now\s+(?:\w+s|\w+ed|run|use|live|cap|pin|gate|block)\b",
+    r"^\W*in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b",
+    r"^\W*in\s+(?:19|20)\d\d\b",
+    r"^\W*last\s+(?:year|month|quarter|winter|summer|spring|fall|autumn|black\s+friday|release)\b",
+    r"by\s+the\s+way",
+    r"must",
+    r"mustn't",
+    r"should",
+    r"shouldn't",
+    r"shall",
+    r"always",
+    r"never(?!\s+(?:\w+ed|became|came|got|went|ran|made|took|saw|showed|left|found|sent|began|hit|reached)\b)",
+    r"needs?\s+to",
+    r"has\s+to",
+    r"have\s+to",
+    r"required",
+    r"requires?",
+    r"whenever",
+    r"every\s+time",
+    r"each\s+time",
+    r"usually",
+    r"typically",
+    r"generally",
+    r"normally",
+    r"often",
+    r"by\s+default",
+    r"policy",
+    r"rule",
+    r"prefer",
+    r"make\s+sure",
+    r"ensure",
+    r"remember\s+to",
+    r"otherwise",
+    r"so\s+that",
+    r"in\s+order\s+to",
+    r"tends?\s+to",
+    r"means",
+    r"per\s+(?:push|commit|pr|mr|run|build)",
+    r"on\s+every",
+    r"every\s+(?:push|commit|pr|mr|run|build|night|day|morning|release|merge)",
+    r"nightly\s+at",
+)
+# Words of a rule that also sit in statements about a moment ("only hotfixes until Monday"): they keep a sentence
+# from being a status, but beside an anchored status they are about that moment, not a rule.
+WEAK_RULE_MARKERS = _alternation(r"only", r"per\s+the")
+# Clauses that state a condition or a time, not an assertion: a state inside one is not asserted.
+SUBORDINATORS = _alternation(
+    r"if",
+    r"when",
+    r"whenever",
+    r"while",
+    r"until",
+    r"unless",
+    r"before",
+    r"after",
+    r"as\s+soon\s+as",
+    r"in\s+case",
+    r"once(?=\s+(?:the|a|an|it|we|you|they|ci|all|every|our|its|their))",
+)
+CONDITIONS = r"if|when|whenever|unless|in\s+case"
+# A modal before a state makes it a requirement, not a status: "must be green", "needs to be approved".
+MODALS = (
+    r"(?:must|mustn't|should|shouldn't|shall|can|cannot|can't|could|would|may|might|will|won't|"
+    r"needs?\s+to|has\s+to|have\s+to|ought\s+to|to)\s+(?:not\s+)?(?:be|get|stay|go|turn|become|remain|come\s+back)\b"
+)
+GENERIC_DETERMINERS = r"a|an|any|every|each|no|most|some|many|all|other"
+# Verbs a sentence of advice starts with.
+IMPERATIVES = _alternation(
+    r"use",
+    r"run",
+    r"set",
+    r"add",
+    r"keep",
+    r"avoid",
+    r"prefer",
+    r"make",
+    r"check",
+    r"call",
+    r"pass",
+    r"pin",
+    r"bump",
+    r"retry",
+    r"restart",
+    r"wait",
+    r"ask",
+    r"put",
+    r"rerun",
+    r"re-run",
+    r"disable",
+    r"enable",
+    r"install",
+    r"remove",
+    r"delete",
+    r"skip",
+    r"mark",
+    r"tag",
+    r"rebase",
+    r"revert",
+    r"split",
+    r"clear",
+    r"point",
+    r"give",
+    r"take",
+    r"start",
+    r"stop",
+    r"do\s+not",
+    r"don't",
+    r"let",
+    r"treat",
+    r"trust",
+    r"expect",
+    r"ping",
+    r"page",
+    r"file",
+    r"bisect",
+    r"quarantine",
+    r"squash",
+    r"verify",
+    r"follow",
+    r"look",
+    r"grep",
+    r"escalate",
+    r"tell",
+    r"wrap",
+    r"guard",
+    r"rotate",
+    r"see",
+    r"note",
+    r"beware",
+    r"watch",
+    r"name",
+    r"scope",
+    r"send",
+    r"post",
+    r"report",
+    r"log",
+    r"fix",
+    r"seed",
+    r"prune",
+    r"configure",
+    r"upgrade",
+    r"downgrade",
+    r"regenerate",
+    r"clean",
+    r"drain",
+    r"cordon",
+    r"lock",
+    r"increase",
+    r"raise",
+    r"lower",
+    r"reduce",
+    r"limit",
+    r"cap",
+)
+
+_SUBJECT = re.compile(rf"\b(?:{SUBJECTS})\b", re.I)
+_STATE = re.compile(rf"\b(?:{STATES})\b", re.I)
+_MOMENTARY = re.compile(rf"(?:{MOMENTARY_STATES})", re.I)
+_TEMPORAL = re.compile(rf"(?<![\w-])(?:{TEMPORAL_DEIXIS})(?![\w-])", re.I)
+_ANCHOR = re.compile(rf"(?<![\w-])(?:{DEIXIS})(?![\w-])", re.I)
+_RULE = re.compile(rf"(?:^|\b)(?:{RULE_MARKERS})\b", re.I)
+_WEAK_RULE = re.compile(rf"(?<![\w-])(?:{WEAK_RULE_MARKERS})\b", re.I)
+_TEMPORAL_ONLY = re.compile(rf"(?:{TEMPORAL_ONLY_STATES})", re.I)
+# In progress: "sessions getting evicted", "is being migrated".
+_PROGRESSIVE_BEFORE = re.compile(r"\b(?:getting|being|keeps\s+getting)\s+$", re.I)
+# A count makes a plural one thing at one moment: "212 jobs pending".
+_COUNT_BEFORE = re.compile(r"\b\d[\d,.]*\s+(?:[\w-]+\s+)?$")
+# Any noun phrase right before its verb and the state: "the function is throttled", "Incident is open".
+_COPULA_BEFORE = re.compile(
+    r"(?:^|[,;:]\s*|\band\s+)(?P<np>(?:the\s+|our\s+|this\s+)?[\w./-]+(?:\s+[\w./-]+){0,3}?)\s+"
+    r"(?:is|are|was|were|has\s+been|have\s+been|isn't|aren't|got)\s+(?:\w+\s+)?$",
+    re.I,
+)
+_SUBORDINATE = re.compile(rf"\b(?:{SUBORDINATORS})\b[^,;:()—–]*", re.I)
+_CONDITION = re.compile(rf"\b(?:{CONDITIONS})\b", re.I)
+_MODAL_BEFORE = re.compile(rf"\b{MODALS}\s+(?:\w+\s+)?$", re.I)
+_ATTRIBUTIVE_BEFORE = re.compile(r"\b(?:a|an|the|this|that|any|every|each|no)\s+$", re.I)
+# …and a noun after it: "a draft PR" describes the PR, "is still a draft," or "a change requested by" does not.
+_NOUN_AFTER = re.compile(
+    r"\s+(?!by\b|on\b|in\b|at\b|for\b|from\b|with\b|since\b|to\b|until\b|after\b|because\b|and\b|but\b)[a-z]",
+    re.I,
+)
+# States that are adjectives: before a noun and after no verb they describe a kind of thing ("pending mutations are
+# capped", "failing tests are quarantined"), not a moment.
+ADJECTIVE_STATES = (
+    r"green|red|yellow|pending|offline|draft|open|stuck|idle|alive|dead|down|broken|frozen|flaky|slow|unstable|"
+    r"degraded|unresponsive|busy|running|failing|passing|hung|locked|read-only|queued|blocked|stalled"
+)
+_ADJECTIVE = re.compile(rf"(?:{ADJECTIVE_STATES})", re.I)
+_VERB_BEFORE = re.compile(
+    r"\b(?:is|are|was|were|been|be|being|got|get|gets|went|turned|came\s+back|'s|'re|now|still|again|all)\s+"
+    r"(?:\w+\s+)?$",
+    re.I,
+)
+_WORD_AFTER = re.compile(
+    r"\s+(?!(?:by|on|in|at|for|from|with|since|to|until|after|because|and|but|so|or|again|today|now|twice|"
+    r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for)\b)[a-z]",
+    re.I,
+)
+# A job in progress right now: "p4 server is taking a checkpoint right now".
+_PROGRESSIVE = re.compile(r"\b(?:is|are|'s)\s+(?:\w+\s+)?\w+ing\b", re.I)
+PRESENT_DEIXIS = r"now|right\s+now|currently|at\s+the\s+moment|as\s+we\s+speak|still"
+_PRESENT = re.compile(rf"\b(?:{PRESENT_DEIXIS})\b", re.I)
+_GENERIC_BEFORE = re.compile(rf"\b(?:{GENERIC_DETERMINERS})\s+(?:[\w-]+\s+)?$", re.I)
+_SPECIFIC_BEFORE = re.compile(
+    r"\b(?:the|this|that|these|those|our|its|their|my|your)\s+(?:[\w-]+\s+)?$", re.I
+)
+# A name that can only be one thing ("ingest_events", "build-win-07", "TRANSFORM_XL") right before its verb.
+_NAMED_BEFORE = re.compile(
+    r"(?:(?<![\w.-])[\w.]*[_\d-][\w.-]*|(?-i:\b[A-Z][a-z]+))\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+"
+    r"(?:\w+\s+)?$",
+    re.I,
+)
+_IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{IMPERATIVES})\b", re.I)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\s*[;\n]+\s*|\s+[—–]\s+")
+_GAP_WORDS = 6
+# "running" followed by an object is a configuration ("runs Ubuntu 22.04"), not liveness.
+_OBJECT_AFTER_RUNNING = re.compile(
+    r"\s+(?!on\b|in\b|at\b|for\b|since\b|again\b|now\b|still\b|behind\b|late\b)[a-z0-9]", re.I
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a sentence states a status: the rule of the grammar that fired, the words it fired on, and whether the
+    status is anchored in a moment (a time word, an id, an attempt, or a state that is only ever momentary)."""
+
+    rule: str  # "subject_state", "named_state", "momentary_state" or "state_deixis"
+    matched: str
+    anchored: bool
+
+
+def sentences_of(text: str) -> list[str]:
+    """Sentences and semicolon- or dash-separated statements of `text`."""
+    return [part for part in _SENTENCES.split(text) if part.strip()]
+
+
+def _subordinate(sentence: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _SUBORDINATE.finditer(sentence)]
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _found(pattern: re.Pattern[str], sentence: str, subordinate: list[tuple[int, int]]) -> bool:
+    """Whether `pattern` occurs in an asserted clause of the sentence."""
+    return any(not _inside(match.start(), subordinate) for match in pattern.finditer(sentence))
+
+
+def _asserted_states(sentence: str, subordinate: list[tuple[int, int]]) -> list[re.Match[str]]:
+    """States in the sentence's asserted clauses that describe something: not required by a modal ("must be
+    green"), not an attribute ("a draft PR"), not "running" with an object ("running Ubuntu 22.04")."""
+    found = []
+    for state in _STATE.finditer(sentence):
+        before = sentence[: state.start()]
+        if _inside(state.start(), subordinate) or _MODAL_BEFORE.search(before):
+            continue
+        if _ATTRIBUTIVE_BEFORE.search(before) and _NOUN_AFTER.match(sentence[state.end() :]):
+            continue
+        if (
+            _ADJECTIVE.fullmatch(state.group(0))
+            and _WORD_AFTER.match(sentence[state.end() :])
+            and not _VERB_BEFORE.search(before)
+        ):
+            continue
+        if state.group(0).lower() == "running" and _OBJECT_AFTER_RUNNING.match(sentence[state.end() :]):
+            continue
+        found.append(state)
+    return found
+
+
+def _subject_before(
+    sentence: str, state: re.Match[str], subordinate: list[tuple[int, int]]
+) -> re.Match[str] | None:
+    """The nearest status subject before `state`, at most _GAP_WORDS words away, in the same clause."""
+    best = None
+    for subject in _SUBJECT.finditer(sentence, 0, state.start()):
+        gap = sentence[subject.end() : state.start()]
+        if _inside(subject.start(), subordinate) or re.search(r"[,;:()]", gap):
+            continue
+        if len(gap.split()) <= _GAP_WORDS:
+            best = subject
+    return best
+
+
+def _generic(sentence: str, subject: re.Match[str]) -> bool:
+    """ "a PR", "any build", bare "PRs": a habit, not one thing's status ("212 jobs" is one count, not a habit)."""
+    before = sentence[: subject.start()]
+    if _SPECIFIC_BEFORE.search(before) or _COUNT_BEFORE.search(before):
+        return False
+    if _GENERIC_BEFORE.search(before):
+        return True
+    word = subject.group(0).lower()
+    plural = word.endswith("s") and word not in {"ci", "process", "status"} and not word.endswith("ss")
+    return plural and not re.search(r"[#!]\d|\d", sentence[subject.end() : subject.end() + 12])
+
+
+def _np_generic(np: str) -> bool:
+    """A noun phrase that names a kind, not one thing: "a PR", "any build", bare "Release branches"."""
+    words = np.lower().split()
+    if words[0] in {"the", "our", "this"}:
+        return False
+    return words[0] in GENERIC_DETERMINERS.split("|") or (
+        words[-1].endswith("s") and not words[-1].endswith("ss")
+    )
+
+
+def status_verdict(sentence: str) -> Verdict | None:
+    """Why `sentence` states a momentary status, or None (the grammar is the module docstring)."""
+    subordinate = _subordinate(sentence)
+    temporal = _TEMPORAL.search(sentence) is not None
+    anchored = temporal or _found(_ANCHOR, sentence, subordinate)
+    if not temporal and (
+        rule_sentence(sentence, any_time=True) or _WEAK_RULE.search(sentence) or _CONDITION.search(sentence)
+    ):
+        return None  # a rule word wins over anything but a time word
+    for state in _asserted_states(sentence, subordinate):
+        if _TEMPORAL_ONLY.fullmatch(state.group(0)) and not temporal:
+            continue
+        before = sentence[: state.start()]
+        momentary = (
+            _MOMENTARY.fullmatch(state.group(0)) is not None or _PROGRESSIVE_BEFORE.search(before) is not None
+        )
+        subject = _subject_before(sentence, state, subordinate)
+        if subject is not None:
+            if anchored or momentary or not _generic(sentence, subject):
+                text = sentence[subject.start() : state.end()]
+                return Verdict("subject_state", text, anchored or momentary)
+            continue
+        if momentary:
+            return Verdict("momentary_state", state.group(0), True)
+        if anchored:
+            return Verdict("state_deixis", sentence.strip(), True)
+        named = _NAMED_BEFORE.search(before)
+        if named is not None:
+            return Verdict("named_state", sentence[named.start() : state.end()], False)
+        copula = _COPULA_BEFORE.search(before)
+        if copula is not None and not _np_generic(copula.group("np")):
+            return Verdict("subject_state", sentence[copula.start("np") : state.end()], False)
+    progressive = _PROGRESSIVE.search(sentence)
+    if (
+        progressive is not None
+        and _found(_PRESENT, sentence, subordinate)
+        and not _inside(progressive.start(), subordinate)
+    ):
+        return Verdict("progress_now", sentence.strip(), True)
+    return None
+
+
+def rule_sentence(sentence: str, *, any_time: bool = False) -> bool:
+    """A rule or a habit: a sentence holding a rule marker (must, never, usually, we now…) and no time word
+    (whose "never" is about the moment); `any_time` leaves the time word out of it."""
+    return _RULE.search(sentence) is not None and (any_time or not _TEMPORAL.search(sentence))
+
+
+def weak_sentence(sentence: str) -> bool:
+    """A condition ("if you get logged out, retry"), advice ("Retry once") or a weak rule word ("only"), with no
+    time word: durable beside a status that nothing anchors in a moment, about that moment beside one that is."""
+    weak = _CONDITION.search(sentence) or _IMPERATIVE.search(sentence) or _WEAK_RULE.search(sentence)
+    return bool(weak) and not _TEMPORAL.search(sentence)

@@ -1,0 +1,73 @@
+"""The gardener's evaluation (bench/garden_eval.py, tests/data/garden/README.md): the held-out corpus — written
+apart from the rules, never tuned on — meets every target, and the figures the Findings page shows are the ones the
+code earns."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from bench.garden_eval import CORPORA, corpus_rows, corpus_run, targets_missed
+from lore.garden.figures import FIGURES_PATH
+from lore.garden.text import family_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]:  # noqa: ANN001
+    """Both corpora inventoried once for the module (each in an account of its own), then rolled back."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        results = {name: corpus_run(name) for name in CORPORA}
+        transaction.set_rollback(True)
+    return results
+
+
+def test_on_the_held_out_corpus_the_gardener_meets_every_target(evaluations) -> None:  # noqa: ANN001
+    result = evaluations["heldout"]
+    # Only the figures: nobody reads the held-out corpus's misses (tests/data/garden/README.md).
+    assert targets_missed(result, semantic=result["semantic"]) == []
+
+
+def test_on_the_development_corpus_the_gardener_meets_every_target_too(evaluations) -> None:  # noqa: ANN001
+    result = evaluations["development"]
+    assert targets_missed(result, semantic=result["semantic"]) == [], result["wrong"]
+
+
+def test_the_findings_pages_figures_are_the_ones_the_code_earns(evaluations) -> None:  # noqa: ANN001
+    recorded = json.loads(FIGURES_PATH.read_text())
+    for name, result in evaluations.items():
+        for part in ("precision", "recall", "counts"):
+            measured = {k: v for k, v in result[part].items() if result["semantic"] or "possible" not in k}
+            shown = {k: v for k, v in recorded[name][part].items() if k in measured}
+            assert shown == measured, (name, part, "run: .venv/bin/python bench/garden_eval.py --write")
+        assert recorded[name]["must_not_flag"]["flagged"] == result["must_not_flag"]["flagged"]
+
+
+def test_the_held_out_corpus_has_every_kind_the_targets_are_measured_on() -> None:
+    rows = list(corpus_rows(CORPORA["heldout"]))
+    labels = Counter(
+        row["label"].get("variant") or row["label"].get("lookalike") or ("ephemera" if row["label"] else "")
+        for row in rows
+    )
+    assert len(rows) >= 160
+    assert labels["verbatim"] >= 10 and labels["edited"] >= 10 and labels["paraphrase"] >= 10, labels
+    assert labels["ephemera"] >= 40 and labels["ephemera"] >= 40, (
+        labels
+    )  # the must-not-flag set: ≥ 40 look-alikes
+
+
+def test_every_duplicate_group_of_both_corpora_lies_in_one_scope_family_with_one_original() -> None:
+    for files in CORPORA.values():
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for row in corpus_rows(files):
+            if row["label"].get("dup"):
+                groups.setdefault(row["label"]["dup"], []).append(row)
+        for name, members in groups.items():
+            assert len({family_of(m["scope"]) for m in members}) == 1, name
+            assert [m["label"]["variant"] for m in members].count("original") == 1, name
