@@ -3,8 +3,15 @@ holds (scraped over HTTP and read with prometheus-client's own parser), with ser
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -26,6 +33,7 @@ from lore.models import (
 from policies.models import RetentionPolicy
 from tests.factories import AccountFactory, LessonFactory
 
+ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "metrics-token-for-tests-" + "x" * 20
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -322,3 +330,71 @@ def test_a_scrape_asks_the_database_the_same_few_queries_whatever_it_holds(
     with django_assert_num_queries(STORE_QUERIES):
         families = list(StoreCollector().collect())
     assert sum(len(family.samples) for family in families) < 400
+
+
+# ---------------------------------------------------------------- behind gunicorn
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(url: str, deadline_seconds: float = 60.0) -> None:
+    """Until `url` answers (a request that timed out may still be answered later: ask a URL the test counts not)."""
+    for _ in range(int(deadline_seconds * 10)):
+        try:
+            httpx.get(url, timeout=1.0)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered")
+
+
+@pytest.mark.slow
+def test_behind_two_gunicorn_workers_every_scrape_adds_up_the_latency_of_both(tmp_path) -> None:  # noqa: ANN001
+    """The production shape: gunicorn with config/gunicorn_conf.py. Whichever worker answers a scrape, it reports
+    the requests both workers served, and a previous run's samples are gone."""
+    samples_dir = tmp_path / "prometheus"
+    samples_dir.mkdir()
+    (samples_dir / "histogram_1.db").write_bytes(b"a previous run's samples")
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'lore.sqlite3'}",
+        "LORE_METRICS_TOKEN": TOKEN,
+        "PROMETHEUS_MULTIPROC_DIR": str(samples_dir),
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [
+        "-m",
+        "gunicorn",
+        "--config",
+        "config/gunicorn_conf.py",
+        "--workers",
+        "2",
+        "--no-control-socket",
+    ]
+    server = subprocess.Popen(
+        [sys.executable, *command, "--bind", f"127.0.0.1:{port}", "config.wsgi:application"],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        wait_for(f"{base}/metrics")
+        with ThreadPoolExecutor(max_workers=8) as pool:  # concurrent, so both workers take requests
+            answers = list(pool.map(lambda _: httpx.get(f"{base}/favicon.ico").status_code, range(40)))
+        assert set(answers) == {301}
+        workers = {path.name for path in samples_dir.glob("histogram_*.db")}
+        assert "histogram_1.db" not in workers and len(workers) == 2, workers
+        for _ in range(6):
+            answer = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+            assert answer.status_code == 200, answer.text
+            count = "lore_http_request_duration_seconds_count"
+            assert value(parsed(answer.text), count, route="favicon.ico", method="GET") == 40
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
