@@ -232,6 +232,21 @@ def test_metrics_is_not_redirected_to_https_so_a_scraper_inside_the_network_reac
     assert Client().get("/metrics", **bearer()).status_code == 200
 
 
+def test_a_metrics_token_shorter_than_32_characters_stops_the_server_at_start() -> None:
+    env = {**os.environ, "DEBUG": "1", "LORE_METRICS_TOKEN": "x" * 31}
+    done = subprocess.run(
+        [sys.executable, "-c", "import config.wsgi"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "LORE_METRICS_TOKEN has fewer than 32 characters" in done.stderr
+    assert "x" * 31 not in done.stderr  # the reason, never the value
+
+
 # ---------------------------------------------------------------- the numbers
 
 
