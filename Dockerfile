@@ -15,4 +15,4 @@ RUN pip install --no-cache-dir . && SECRET_KEY=collectstatic-at-build-only pytho
 RUN useradd --create-home lore && mkdir -p /app/var/transfers && chown -R lore /app/var  # a named volume mounted on transfers/ keeps this owner
 USER lore
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "config.wsgi:application", "--config", "config/gunicorn_conf.py", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -13,6 +13,9 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from lore.access import site_view
+from lore.roles import SiteNeed
+
 BROKER_TIMEOUT_SECONDS = 2.0
 
 
@@ -45,6 +48,7 @@ def health() -> dict[str, str]:
     return outcome
 
 
+@site_view(SiteNeed.PUBLIC)
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.metrics.RequestLatencyMiddleware",  # first: times everything below (only while /metrics is on)
     "django.middleware.security.SecurityMiddleware",
     "lore.access.AccountPathMiddleware",  # /a/<slug>/… → the account of the URL, carried by reverse()
     "lore.timeouts.StatementTimeoutMiddleware",
@@ -163,7 +164,8 @@ CONTENT_SECURITY_POLICY = {
 }
 SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT")
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container healthcheck asks over plain HTTP from inside
+# The container healthcheck and a Prometheus inside the compose network ask over plain HTTP from inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
 # Behind a proxy that terminates TLS: the header it sets, e.g. SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https
 _proxy_ssl_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
 SECURE_PROXY_SSL_HEADER = tuple(_proxy_ssl_header) if len(_proxy_ssl_header) == 2 else None
@@ -202,6 +204,16 @@ LORE_READS_FOLD_VACUUM = env.bool("LORE_READS_FOLD_VACUUM", default=False)
 LORE_DECAY_HALF_LIFE_DAYS = env.float("LORE_DECAY_HALF_LIFE_DAYS", default=35.0)
 # Dashboard exports and imports (lore.transfer_jobs): their files, an export until TRANSFER_EXPIRES.
 LORE_TRANSFER_DIR = env("LORE_TRANSFER_DIR", default=str(VAR_DIR / "transfers"))
+
+# The Prometheus endpoint /metrics (config/metrics.py): off (404) until this token is set; a scraper sends it as
+# `Authorization: Bearer …`. No default: a short one is refused at start, like a missing SECRET_KEY.
+LORE_METRICS_TOKEN = env("LORE_METRICS_TOKEN", default="")
+METRICS_TOKEN_MIN_LENGTH = 32
+if LORE_METRICS_TOKEN and len(LORE_METRICS_TOKEN) < METRICS_TOKEN_MIN_LENGTH:
+    sys.exit(
+        f"Lore Explorer refuses to start: LORE_METRICS_TOKEN has fewer than {METRICS_TOKEN_MIN_LENGTH} characters "
+        '(make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"), or leave it unset.'
+    )
 
 # Mail (invitations): sent only when EMAIL_HOST is set; otherwise the one-time link is shown to the admin only.
 EMAIL_HOST = env("EMAIL_HOST", default="")

@@ -9,6 +9,7 @@ from django.urls import include, path
 
 from config.api import api
 from config.health import healthz
+from config.metrics import metrics
 from members import views as members_views
 
 
@@ -34,6 +35,7 @@ urlpatterns = [
         name="password_reset_confirm",
     ),
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("explorer/", include("explorer.urls")),

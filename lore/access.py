@@ -5,17 +5,20 @@ off the path before URL resolution and makes it part of the script prefix, so ev
 made while answering carries it without naming it. `@account_view(Role.EDITOR)` on a view resolves the account
 from that slug and the person's membership (404 when they are not a member), answers 403 when their role is
 below what the view needs (`post=` for what a POST needs, when that differs from reading the page), and records
-the need in `VIEW_NEEDS`, which the role matrix test enumerates.
+the need in `VIEW_NEEDS`, which the role matrix test enumerates. A URL outside any account declares its need with
+`@site_view(SiteNeed.…)`, recorded in `SITE_NEEDS`.
 """
 
 from __future__ import annotations
 
+import hmac
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -23,7 +26,7 @@ from django.urls import get_script_prefix, reverse, set_script_prefix
 
 from lore.accounts import membership_in, memberships_of
 from lore.models import Account, Membership
-from lore.roles import RANK, ROLE_CAN, Role, role_allows
+from lore.roles import RANK, ROLE_CAN, Role, SiteNeed, role_allows
 
 ACCOUNT_PATH = re.compile(r"^/a/(?P<slug>[-a-zA-Z0-9_]{1,50})(?P<rest>/.*)$")
 SLUG_PREFIX = re.compile(r"a/[^/]+/$")
@@ -43,6 +46,8 @@ class ViewNeed:
 
 # view function's dotted name → what it needs (filled as the views are imported)
 VIEW_NEEDS: dict[str, ViewNeed] = {}
+# the same for the views outside any account (site_view)
+SITE_NEEDS: dict[str, SiteNeed] = {}
 
 
 def view_name(func: Callable[..., Any]) -> str:
@@ -165,3 +170,57 @@ def account_of(request: HttpRequest) -> Account:
 def role_of(request: HttpRequest) -> str:
     membership: Membership | None = getattr(request, "membership", None)
     return membership.role if membership else ""
+
+
+# ---------------------------------------------------------------- URLs outside any account
+
+
+def operator_token() -> str:
+    """The operator's token (settings.LORE_METRICS_TOKEN); "" while none is configured."""
+    return str(getattr(settings, "LORE_METRICS_TOKEN", "") or "")
+
+
+def bearer_matches(request: HttpRequest, expected: str) -> bool:
+    """Whether the request's `Authorization: Bearer …` is `expected`, compared in constant time."""
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), expected.encode())
+
+
+def _operator_refusal(request: HttpRequest) -> HttpResponse | None:
+    """None when the request carries the operator's token; 404 while none is configured (the URL is off), 401
+    without it or with another."""
+    expected = operator_token()
+    if not expected:
+        raise Http404("not configured")
+    if bearer_matches(request, expected):
+        return None
+    refusal = HttpResponse(
+        "this endpoint needs the operator's token as `Authorization: Bearer …`\n",
+        status=401,
+        content_type="text/plain; charset=utf-8",
+    )
+    refusal["WWW-Authenticate"] = 'Bearer realm="lore"'
+    return refusal
+
+
+def site_view(need: str) -> Callable[..., Any]:
+    """Declare what a view outside any account needs: `SiteNeed.PUBLIC` (anyone) or `SiteNeed.OPERATOR` (the
+    token of settings.LORE_METRICS_TOKEN; 404 while it is unset, 401 without it)."""
+    declared = SiteNeed(need)
+
+    def decorate(func: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        SITE_NEEDS[view_name(func)] = declared
+
+        @wraps(func)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if declared == SiteNeed.OPERATOR and (refusal := _operator_refusal(request)) is not None:
+                return refusal
+            return func(request, *args, **kwargs)
+
+        # Not `lore_need`: that marks a dashboard view (inside an account), which the tests enumerate as such.
+        wrapper.lore_site_need = declared  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate

@@ -359,6 +359,15 @@ VALUE_COUNTS_FOLD_AFTER = Limit(
     why="the every-minute fold keeps them few; a read that finds many (no beat running) folds them itself",
 )
 
+METRICS_POLICIES_MAX = Limit(
+    "METRICS_POLICIES_MAX",
+    100,
+    "policies",
+    'labelled by id in /metrics, those run most recently (the runs of the others are summed as `policy="other"`)',
+    setting="LORE_METRICS_POLICIES_MAX",
+    why="a scrape answers the same few series whatever the number of policies",
+)
+
 LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
 LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}
 

@@ -3,7 +3,8 @@
 A membership has a role, viewer < editor < admin; a token has scopes, read / write / groom / admin. A role grants
 the scopes listed in `ROLE_SCOPES`, so a token can never carry more than the role of the person who made it.
 Dashboard views declare their role with `lore.access.account_view`, REST operations their scope with
-`lore.api.auth.needs`; both are recorded where the role matrix test enumerates them.
+`lore.api.auth.needs`, and the few URLs outside any account what they need (`SiteNeed`) with
+`lore.access.site_view`; all are recorded where the role matrix test enumerates them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ class Scope(models.TextChoices):
     WRITE = "write", "write: write, pin, restore and import lessons"
     GROOM = "groom", "groom: run retention policies (archive what they match)"
     ADMIN = "admin", "admin: create, change and delete retention policies"
+
+
+class SiteNeed(models.TextChoices):
+    """What a URL outside any account needs: nothing (a load balancer's health check), or the operator's token."""
+
+    PUBLIC = "public", "anyone: no sign-in, no token"
+    OPERATOR = "operator", "the operator's token (setting LORE_METRICS_TOKEN) as `Authorization: Bearer …`"
 
 
 RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.ADMIN: 2}

@@ -74,3 +74,11 @@ def test_postgres_is_given_shared_buffers_wal_room_and_a_shm_for_parallel_querie
     assert int(settings["max_wal_size"].removesuffix("GB")) > 1
     assert postgres["shm_size"] == "1gb"
     assert "autovacuum=off" not in postgres["command"]
+
+
+def test_web_runs_gunicorn_with_the_settings_that_let_metrics_add_up_every_worker() -> None:
+    """config/gunicorn_conf.py keeps the request metrics in prometheus-client's multiprocess mode (README,
+    "Metrics"); the image's own command and compose's say the same."""
+    assert "--config config/gunicorn_conf.py" in compose()["web"]["command"]
+    assert '"--config", "config/gunicorn_conf.py"' in (ROOT / "Dockerfile").read_text()
+    assert (ROOT / "config" / "gunicorn_conf.py").exists()

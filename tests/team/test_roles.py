@@ -179,17 +179,19 @@ def test_an_editor_runs_review_policies_but_only_an_admin_enables_or_deletes(acc
     assert policy.enabled
 
 
+def walk(patterns, prefix=""):  # noqa: ANN001, ANN201
+    """(route, view) of every URL pattern."""
+    for pattern in patterns:
+        if hasattr(pattern, "url_patterns"):
+            yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
+        else:
+            yield prefix + str(pattern.pattern), pattern.callback
+
+
 def test_every_dashboard_view_declares_the_role_it_needs() -> None:
     from django.urls import get_resolver
 
     from lore.access import VIEW_NEEDS
-
-    def walk(patterns, prefix=""):  # noqa: ANN001, ANN202
-        for pattern in patterns:
-            if hasattr(pattern, "url_patterns"):
-                yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
-            else:
-                yield prefix + str(pattern.pattern), pattern.callback
 
     dashboard = [
         (route, view)
@@ -200,3 +202,21 @@ def test_every_dashboard_view_declares_the_role_it_needs() -> None:
     undeclared = [route for route, view in dashboard if not hasattr(view, "lore_need")]
     assert undeclared == []
     assert len(VIEW_NEEDS) >= len(dashboard)
+
+
+def test_the_metrics_endpoint_declares_it_needs_the_operator_token_and_healthz_that_it_is_public() -> None:
+    from django.urls import get_resolver
+
+    from lore.access import SITE_NEEDS
+    from lore.roles import SiteNeed
+
+    declared = {
+        route: view.lore_site_need
+        for route, view in walk(get_resolver().url_patterns)
+        if hasattr(view, "lore_site_need")
+    }
+    assert declared == {"metrics": SiteNeed.OPERATOR, "healthz": SiteNeed.PUBLIC}
+    assert sorted(SITE_NEEDS.values()) == sorted(declared.values())
+    assert not any(
+        hasattr(view, "lore_need") for route, view in walk(get_resolver().url_patterns) if route in declared
+    )
