@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.garden.apply import FindingError, finding_apply, finding_dismiss, finding_undo
+from lore.garden.figures import garden_lookalikes_flagged, garden_trust_rows
 from lore.garden.queue import garden_run_pending, garden_run_queue
 from lore.garden.selectors import LESSON_COLUMNS, finding_families, findings_filtered, garden_last_run
 from lore.limits import FINDINGS_PAGE_MAX
@@ -63,6 +64,8 @@ def findings(request: HttpRequest) -> HttpResponse:
         "pending_run": garden_run_pending(account),
         "apply_cap": account.garden_apply_cap,
         "ephemera_days": account.garden_ephemera_days,
+        "trust_rows": garden_trust_rows(),
+        "lookalikes": garden_lookalikes_flagged(),
     }
     return render(request, "explorer/findings.html", context)
 

@@ -38,7 +38,7 @@ def test_the_findings_page_shows_each_findings_members_actions_and_evidence(
     page = logged_in.get(reverse("findings:index")).content.decode()
     assert page.count("data-finding=") == 2
     assert "repo::acme/app::use-uv" in page and "branch::acme/app::main::use-uv-2" in page
-    assert "Similarity" in page and "pr_state" in page and 'data-action="retire"' in page
+    assert "Similarity" in page and "subject_state" in page and 'data-action="retire"' in page
 
 
 def test_the_findings_page_filters_by_kind_and_scope(logged_in: Client, duplicates) -> None:  # noqa: ANN001
@@ -149,3 +149,14 @@ def test_a_run_no_worker_finished_in_time_no_longer_shows_pending_on_the_page(
     assert "data-garden-pending" not in page and "data-garden-run>" in page
     lost.refresh_from_db()
     assert lost.status == "failed" and "time limit" in lost.error
+
+
+def test_the_findings_page_shows_the_gardeners_measured_precision_and_recall_held_out_first(logged_in) -> None:  # noqa: ANN001
+    from lore.garden.figures import garden_figures
+
+    page = logged_in.get("/findings/").content.decode()
+    held_out = garden_figures()["heldout"]
+    assert "How far to trust these findings" in page and "held-out" in page
+    expected = f"{round(held_out['precision']['expired_ephemera'] * 100)}%"
+    assert expected in page
+    assert f"Of {held_out['must_not_flag']['ephemera_lookalikes']} durable look-alikes" in page
