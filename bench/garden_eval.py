@@ -51,6 +51,7 @@ CORPORA = {
         DATA / "development-generated.jsonl",
         DATA / "development-written.jsonl",
         DATA / "development-ephemera.jsonl",
+        DATA / "development-ephemera-2.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.
