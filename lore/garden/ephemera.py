@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 from django.db.models.functions import Lower
 
 from lore.garden.status_grammar import (
+    MOMENT_DEIXIS,
     PRESENT_DEIXIS,
     STATES,
     rule_sentence,
@@ -46,16 +47,24 @@ def _split_top(pattern: str, separator: str) -> list[str]:
     return [*parts, current]
 
 
+# Words too common to find a status by: a phrase is found by its other words ("this morning" by "morning").
+_COMMON = frozenset(
+    "this for as since until at the in on a an of so to is are by with after right not".split()
+)
+
+
 def _anchors(state: str) -> list[str]:
-    """The word every match of a state holds whole, as the regular expression it is: its longest plain word
-    (`timed\\s+out` → timed, `on\\s+attempt\\s+\\d+` → attempt, `crash(?:ing|ed)` → itself); a state made only
-    of groups gives the anchors of its last group's alternatives."""
+    """The words every match of a state holds whole, as the regular expressions they are: its longest plain word
+    that is not a common one (`timed\\s+out` → timed, `on\\s+attempt\\s+\\d+` → attempt, `crash(?:ing|ed)` →
+    itself); a state whose plain words are all common gives the anchors of its last group's alternatives."""
     tokens = [t for part in _split_top(state, r"\s+") for t in _split_top(part, r"\s*") if t]
-    words = [t for t in tokens if re.match(r"[a-z]", t)]
+    words = [t for t in tokens if re.match(r"[a-z]", t) and t not in _COMMON]
     if words:
         return [max(words, key=lambda word: len(re.match(r"[a-z]+", word).group(0)))]  # type: ignore[union-attr]
-    last = tokens[-1]
-    inner = last[3 : last.rindex(")")]
+    groups = [t for t in tokens if t.startswith("(?:") and t.endswith(")")]
+    if not groups:
+        raise ValueError(f"the state {state!r} has no word to find it by")
+    inner = groups[-1][3:-1]
     return [word for alternative in _split_top(inner, "|") for word in _anchors(alternative)]
 
 
@@ -69,9 +78,7 @@ def _letters(word: str) -> str:
 
 # The word each state holds whole (STATE_ENDS) and the letters it begins with (STATE_WORDS), with the time words a
 # job in progress is stated with ("is taking a checkpoint right now"): a lesson holding a status sentence holds one.
-_WORD_STATES = [
-    state for state in _split_top(f"{STATES}|{PRESENT_DEIXIS}", "|") if re.match(r"[a-z(]", state)
-]
+_WORD_STATES = _split_top(f"{STATES}|{PRESENT_DEIXIS}|{MOMENT_DEIXIS}", "|")
 STATE_ENDS = tuple(sorted({word for state in _WORD_STATES for word in _anchors(state)}))
 STATE_WORDS = tuple(sorted({_letters(word) for word in STATE_ENDS}))
 

@@ -272,7 +272,7 @@ STATES = _alternation(CI_STATES, REVIEW_STATES, RUN_STATES, TEMPORAL_ONLY_STATES
 # What anchors a statement in a moment. Time words and a commit or an attempt are strong: they anchor a status even
 # beside a rule word ("do not retry, job 8812 is still running"). Ids and "again" are weak: they anchor a state but
 # not against a rule.
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 TEMPORAL_DEIXIS = _alternation(
     # "now" is a moment, but "we now run…", "are now upgraded" state a change of practice: durable.
     r"now(?!\s+(?:\w+s|\w+ed|run|use|go|live|need|require|build|deploy|ship|point|get|have|take|make|keep|"
@@ -602,7 +602,7 @@ MOMENT_DEIXIS = _alternation(
     r"overnight",
     r"as\s+of\s+(?:this\s+writing|writing|today)",
     r"(?:today's|tonight's|this\s+morning's)",
-    r"\d+\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
+    r"(?:\d+|a\s+few|an?)\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
     rf"since\s+(?:{_WEEKDAY}|yesterday|lunch|noon|this\s+morning|last\s+night)",
     rf"until\s+(?:{_WEEKDAY}|tomorrow|tonight|then|noon|eod)",
     r"in\s+a\s+row",
