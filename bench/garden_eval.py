@@ -52,6 +52,7 @@ CORPORA = {
         DATA / "development-written.jsonl",
         DATA / "development-ephemera.jsonl",
         DATA / "development-ephemera-2.jsonl",
+        DATA / "development-lookalikes.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.

@@ -33,6 +33,8 @@ def _alternation(*phrases: str) -> str:
 
 # ------------------------------------------------------------------ vocabulary
 
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+
 SUBJECTS = _alternation(
     r"ci",
     r"builds?",
@@ -237,12 +239,11 @@ RUN_STATES = _alternation(
     r"sitting\s+(?:at|in|on)",
     r"not\s+started",
     r"in\s+effect",
-    r"wait(?:s|ing)\s+(?:on|for)",
+    r"waiting\s+(?:on|for)",
     r"half-?(?:applied|done|finished|migrated|deployed)",
     r"mid-?way",
     r"outage",
     r"under-?replicated",
-    r"on[\s-]call",
     r"switched\s+(?:on|off)",
     r"turned\s+(?:on|off)",
     r"\d+\s+(?:failures|errors|flakes|failing\s+tests)",
@@ -265,14 +266,13 @@ RUN_STATES = _alternation(
 )
 # States that are a property when unanchored ("the suite is flaky on CI") and a status only with a time word.
 TEMPORAL_ONLY_STATES = _alternation(
-    r"flaky", r"slow", r"noisy", r"busy", r"behind", r"pass(?:es)?", r"fail(?:s)?"
+    r"flaky", r"slow", r"noisy", r"busy", r"behind", r"pass(?:es)?", r"fail(?:s)?", r"on[\s-]call"
 )
 STATES = _alternation(CI_STATES, REVIEW_STATES, RUN_STATES, TEMPORAL_ONLY_STATES)
 
 # What anchors a statement in a moment. Time words and a commit or an attempt are strong: they anchor a status even
 # beside a rule word ("do not retry, job 8812 is still running"). Ids and "again" are weak: they anchor a state but
 # not against a rule.
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 TEMPORAL_DEIXIS = _alternation(
     # "now" is a moment, but "we now run…", "are now upgraded" state a change of practice: durable.
     r"now(?!\s+(?:\w+s|\w+ed|run|use|go|live|need|require|build|deploy|ship|point|get|have|take|make|keep|"
@@ -293,6 +293,7 @@ TEMPORAL_DEIXIS = _alternation(
     rf"since\s+(?:{_WEEKDAY}|last\s+\w+)",
     r"(?:today's|tonight's|this\s+morning's|yesterday's)",
     r"until\s+(?:then|it's\s+back|it\s+is\s+back)",
+    r"until\s+(?:it|that|this|they)\s+(?:finishes|is\s+done|completes|lands|is\s+back|ends|clears|recovers|confirms)",
     r"for\s+now",
     r"for\s+the\s+moment",
     r"while\s+(?:we|i|they|someone)\b",
@@ -303,6 +304,7 @@ TEMPORAL_DEIXIS = _alternation(
     r"this\s+(?:morning|afternoon|evening|week|weekend|sprint)",
     r"(?:this|today's|yesterday's)\s+morning's",
     r"overnight",
+    r"since\s+the\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+\w+",
     r"current\s+(?:pr|mr|build|run|branch|release|sprint|deploy|rotation|pipeline)",
     r"since\s+(?:build|version|release|v)\s*[\d.]+",
     r"since\s+the\s+(?:[\w.-]+\s+){0,3}(?:bump|deploy|release|upgrade|update|merge|rollout|outage|incident|migration|cutover)",
@@ -319,7 +321,6 @@ TEMPORAL_DEIXIS = _alternation(
     r"last\s+night",
     r"\d+\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
     r"since\s+(?:this\s+morning|yesterday|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d)",
-    r"at\s+\d{1,2}:\d\d",
     r"(?:twice|three\s+times|\d+\s+times)\s+(?:today|this\s+week|in\s+a\s+row)",
     r"(?:at|on)\s+(?:commit\s+)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",
     r"(?:at|on|in)\s+step\s+\d+",
@@ -344,6 +345,12 @@ ID_DEIXIS = _alternation(
 DEIXIS = _alternation(TEMPORAL_DEIXIS, ID_DEIXIS)
 # States that only ever describe one thing at one moment: they need no subject and no time word.
 MOMENTARY_STATES = _alternation(
+    r"in\s+progress",
+    r"in\s+flight",
+    r"ongoing",
+    r"half\s+done",
+    r"halfway",
+    r"mid-?way",
     r"changes?\s+requested",
     r"requested\s+changes",
     r"needs?\s+(?:rebase|a\s+rebase)",
@@ -376,6 +383,11 @@ HABIT_MARKERS = _alternation(
     r"every\s+time",
     r"whenever",
     r"(?:is|are|that's|it's)\s+(?:normal|expected)",
+    rf"every\s+(?:other\s+|\d+\s+|few\s+)?(?:nights?|days?|mornings?|evenings?|weeks?|months?|quarters?|years?|hours?|"
+    rf"minutes?|{_WEEKDAY}|weekends?|releases?|sprints?)",
+    r"(?:first|second|third|last)\s+\w+\s+of\s+(?:every|each|the)\s+month",
+    r"\d{1,2}:\d\d\s*(?:to|-|–|until)\s*\d{1,2}:\d\d",
+    r"(?:starts?|runs?|happens?|begins?|kicks\s+off)\s+(?:daily\s+|nightly\s+)?at\s+\d{1,2}(?::\d\d)?",
     r"as\s+expected",
 )
 RULE_MARKERS = _alternation(
@@ -583,8 +595,8 @@ _VERB_BEFORE = re.compile(
     re.I,
 )
 _WORD_AFTER = re.compile(
-    r"\s+(?!(?:by|on|in|at|for|from|with|since|to|until|after|because|and|but|so|or|again|today|now|twice|"
-    r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for)\b)[a-z]",
+    r"/[a-z]|\s+(?!(?:by|on|in|at|for|from|with|since|to|until|after|because|and|but|so|or|again|today|now|twice|"
+    r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for|atm|currently|tonight|until)\b)[a-z]",
     re.I,
 )
 # Time words that pin a whole clause to a moment, whatever it states: "Aisha is away this week", "p95 latency is 410 ms
@@ -609,6 +621,31 @@ MOMENT_DEIXIS = _alternation(
     r"still\s+(?:\w+ing|pending|down|stuck|red|open|blocked|offline|broken|in\s+progress|on\s+attempt)",
 )
 _MOMENT = re.compile(rf"\b(?:{MOMENT_DEIXIS})\b", re.I)
+# The calendar part of it (not "still running"): what lets a condition sit beside a status.
+_CALENDAR = re.compile(rf"\b(?!still\b)(?:{MOMENT_DEIXIS})\b", re.I)
+# A clause the moment rule may read: it says what something *is* or *did*, not what it shows or has.
+_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|'s|'re|isn't|aren't|wasn't|weren't|has\s+been|have\s+been|had\s+been|got|went)\b",
+    re.I,
+)
+# Verbs that describe what something shows, has or does as a rule: "the tile shows … right now", "the pipeline
+# currently has four stages".
+_DESCRIBES = re.compile(
+    r"\b(?:shows?|has|have|lists?|steps|runs|uses?|lives|holds?|takes|sets|gets|keeps|means|includes?|contains?|"
+    r"reports?|says|owns?|covers?|counts?|points|reads|writes|calls|sends|stores?|returns)\b",
+    re.I,
+)
+# A note's fragment: a noun phrase and its state with no verb between ("Rest-rule rounding hotfix merged", "staging
+# db CPU pegged at 98%", "Three us-east GameServers stuck in Shutdown").
+_FRAGMENT_BEFORE = re.compile(r"(?:^|[,;:]\s*)(?P<np>[\w./'~#!-]+(?:\s+[\w./'~#!-]+){0,5})\s+$")
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|might|\w+s)\b",
+    re.I,
+)
+_CONJUNCTIONS = frozenset("and so or but then to that which it they we you i".split())
+_QUANTIFIER = re.compile(r"\b(?:every|each|any|all|no|most)\b", re.I)
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]*?'(?!\w)|\"[^\"]*\"|“[^”]*”|‘[^’]*’|`[^`]*`")
+_WHILE_WE = re.compile(r"\bwhile\s+(?:we|i|they|someone)\b", re.I)
 _LEADING_NP = re.compile(
     r"^\W*(?P<np>(?:[\w./'-]+\s+){0,4}?[\w./'-]+)\s+(?:is|are|was|were|has|have|'s)\b", re.I
 )
@@ -717,22 +754,35 @@ def _np_generic(np: str) -> bool:
     words = np.lower().split()
     if words[0] in {"the", "our", "this"}:
         return False
-    return words[0] in GENERIC_DETERMINERS.split("|") or (
-        words[-1].endswith("s") and not words[-1].endswith("ss")
+    plural = [w.endswith("s") and not w.endswith(("ss", "'s")) and w.isalpha() for w in (words[0], words[-1])]
+    return words[0] in GENERIC_DETERMINERS.split("|") or any(plural)
+
+
+def _plain(sentence: str) -> str:
+    """The sentence with quoted words and capitalised time words blanked (same length): a quoted 'At the moment' or
+    "the Today view" is a name, not deixis."""
+    blanked = _QUOTED.sub(lambda m: " " * len(m.group(0)), sentence)
+    return re.sub(
+        r"(?<=\S\s)(?-i:Today|Tonight|Now|Currently|Still|Overnight)\b",
+        lambda m: " " * len(m.group(0)),
+        blanked,
     )
 
 
 def status_verdict(sentence: str) -> Verdict | None:
     """Why `sentence` states a momentary status, or None (the grammar is the module docstring)."""
+    sentence = _plain(sentence)
     subordinate = _subordinate(sentence)
-    temporal = _TEMPORAL.search(sentence) is not None
+    temporal = _found(_TEMPORAL, sentence, subordinate) or _WHILE_WE.search(sentence) is not None
     anchored = temporal or _found(_ANCHOR, sentence, subordinate)
     if _HABIT.search(sentence):
         return None
     if not temporal and (rule_sentence(sentence, any_time=True) or _WEAK_RULE.search(sentence)):
         return None  # a rule word wins over anything but a time word
-    if (_CONDITION.search(sentence) or _IMPERATIVE.search(sentence)) and not _MOMENT.search(sentence):
-        return None  # a condition or advice wins over anything but a moment
+    if _CONDITION.search(sentence) and not _found(_CALENDAR, sentence, subordinate):
+        return None  # a condition wins over anything but a day or an hour
+    if _IMPERATIVE.search(sentence) and not _found(_MOMENT, sentence, subordinate):
+        return None  # advice wins over anything but a moment
     for state in _asserted_states(sentence, subordinate):
         if _TEMPORAL_ONLY.fullmatch(state.group(0)) and not temporal:
             continue
@@ -756,11 +806,24 @@ def status_verdict(sentence: str) -> Verdict | None:
         copula = _COPULA_BEFORE.search(before)
         if copula is not None and not _np_generic(copula.group("np")):
             return Verdict("subject_state", sentence[copula.start("np") : state.end()], False)
+        fragment = _FRAGMENT_BEFORE.search(before)
+        if (
+            fragment is not None
+            and not _FINITE.search(fragment.group("np"))
+            and len(fragment.group("np").split()) >= 2
+            and fragment.group("np").split()[0].lower() not in _CONJUNCTIONS
+            and (not _np_generic(fragment.group("np")) or _COUNT_BEFORE.search(before))
+        ):
+            return Verdict("subject_state", sentence[fragment.start("np") : state.end()], False)
     moment = _MOMENT.search(sentence)
-    if moment is not None and not _inside(moment.start(), subordinate):
-        first = sentence.split()[0].lower() if sentence.split() else ""
-        if first not in GENERIC_DETERMINERS.split("|"):
-            return Verdict("moment", sentence.strip(), True)
+    if (
+        moment is not None
+        and not _inside(moment.start(), subordinate)
+        and (_PREDICATE.search(sentence[: moment.start()]) or not _DESCRIBES.search(sentence))
+        and not _QUANTIFIER.search(sentence)
+        and sentence.split()[0].lower() not in GENERIC_DETERMINERS.split("|")
+    ):
+        return Verdict("moment", sentence.strip(), True)
     progressive = _PROGRESSIVE.search(sentence)
     if (
         progressive is not None
