@@ -53,6 +53,7 @@ CORPORA = {
         DATA / "development-ephemera.jsonl",
         DATA / "development-ephemera-2.jsonl",
         DATA / "development-lookalikes.jsonl",
+        DATA / "development-mixed.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.

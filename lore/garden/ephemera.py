@@ -25,6 +25,7 @@ from lore.garden.status_grammar import (
     MOMENT_DEIXIS,
     PRESENT_DEIXIS,
     STATES,
+    plan_sentence,
     rule_sentence,
     sentences_of,
     status_verdict,
@@ -62,8 +63,11 @@ def _anchors(state: str) -> list[str]:
     if words:
         return [max(words, key=lambda word: len(re.match(r"[a-z]+", word).group(0)))]  # type: ignore[union-attr]
     groups = [t for t in tokens if t.startswith("(?:") and t.endswith(")")]
-    if not groups:
-        raise ValueError(f"the state {state!r} has no word to find it by")
+    if not groups:  # only common words: the longest of them, however often it occurs
+        common = [t for t in tokens if re.fullmatch(r"[a-z]+", t)]
+        if not common:
+            raise ValueError(f"the state {state!r} has no word to find it by")
+        return [max(common, key=len)]
     inner = groups[-1][3:-1]
     return [word for alternative in _split_top(inner, "|") for word in _anchors(alternative)]
 
@@ -109,7 +113,7 @@ def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> Ep
     anchored in a moment. A status label (kind or tag) stands for a status sentence."""
     if kind.lower() in DURABLE_KINDS:
         return None
-    statuses, weak = [], False
+    statuses, weak, plan = [], False, False
     for sentence in sentences_of(content):
         verdict = status_verdict(sentence)
         if verdict is not None:
@@ -118,7 +122,8 @@ def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> Ep
             return None
         else:
             weak = weak or weak_sentence(sentence)
-    if statuses and (not weak or any(verdict.anchored for verdict in statuses)):
+            plan = plan or plan_sentence(sentence)
+    if statuses and (not weak or plan or any(verdict.anchored for verdict in statuses)):
         return EphemeraMatch(statuses[0].rule, statuses[0].matched[:200])
     labels = {kind.lower(), *(t.lower() for t in tags)} & EPHEMERAL_LABELS
     if labels and not statuses and not weak:

@@ -239,6 +239,13 @@ RUN_STATES = _alternation(
     r"sitting\s+(?:at|in|on)",
     r"not\s+started",
     r"in\s+effect",
+    r"dropped\s+out",
+    r"boot-?looping",
+    r"throttling",
+    r"yanked",
+    r"(?:out|off|away)\s+(?:until|till|through|sick)",
+    r"on\s+(?:parental\s+)?(?:leave|pto|holiday|vacation)",
+    r"covering",
     r"waiting\s+(?:on|for)",
     r"half-?(?:applied|done|finished|migrated|deployed)",
     r"mid-?way",
@@ -266,7 +273,7 @@ RUN_STATES = _alternation(
 )
 # States that are a property when unanchored ("the suite is flaky on CI") and a status only with a time word.
 TEMPORAL_ONLY_STATES = _alternation(
-    r"flaky", r"slow", r"noisy", r"busy", r"behind", r"pass(?:es)?", r"fail(?:s)?", r"on[\s-]call"
+    r"flaky", r"slow", r"noisy", r"busy", r"pass(?:es)?", r"fail(?:s)?", r"on[\s-]call"
 )
 STATES = _alternation(CI_STATES, REVIEW_STATES, RUN_STATES, TEMPORAL_ONLY_STATES)
 
@@ -320,7 +327,7 @@ TEMPORAL_DEIXIS = _alternation(
     rf"(?:after|by)\s+(?:lunch|noon|tonight|tomorrow|eod|{_WEEKDAY})",
     r"last\s+night",
     r"\d+\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
-    r"since\s+(?:this\s+morning|yesterday|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d)",
+    r"since\s+~?(?:this\s+morning|yesterday|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d)",
     r"(?:twice|three\s+times|\d+\s+times)\s+(?:today|this\s+week|in\s+a\s+row)",
     r"(?:at|on)\s+(?:commit\s+)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",
     r"(?:at|on|in)\s+step\s+\d+",
@@ -383,7 +390,8 @@ HABIT_MARKERS = _alternation(
     r"every\s+time",
     r"whenever",
     r"(?:is|are|that's|it's)\s+(?:normal|expected)",
-    rf"every\s+(?:other\s+|\d+\s+|few\s+)?(?:nights?|days?|mornings?|evenings?|weeks?|months?|quarters?|years?|hours?|"
+    r"after\s+\d+\s+(?:days|hours|minutes|weeks|months)\b",
+    rf"(?:every|each)\s+(?:other\s+|\d+\s+|few\s+)?(?:nights?|days?|mornings?|evenings?|weeks?|months?|quarters?|years?|hours?|"
     rf"minutes?|{_WEEKDAY}|weekends?|releases?|sprints?)",
     r"(?:first|second|third|last)\s+\w+\s+of\s+(?:every|each|the)\s+month",
     r"\d{1,2}:\d\d\s*(?:to|-|–|until)\s*\d{1,2}:\d\d",
@@ -555,7 +563,7 @@ IMPERATIVES = _alternation(
 )
 
 _SUBJECT = re.compile(rf"\b(?:{SUBJECTS})\b", re.I)
-_STATE = re.compile(rf"\b(?:{STATES})\b", re.I)
+_STATE = re.compile(rf"(?<![\w-])(?:{STATES})\b", re.I)
 _MOMENTARY = re.compile(rf"(?:{MOMENTARY_STATES})", re.I)
 _TEMPORAL = re.compile(rf"(?<![\w-])(?:{TEMPORAL_DEIXIS})(?![\w-])", re.I)
 _ANCHOR = re.compile(rf"(?<![\w-])(?:{DEIXIS})(?![\w-])", re.I)
@@ -585,7 +593,7 @@ _NOUN_AFTER = re.compile(
 # capped", "failing tests are quarantined"), not a moment.
 ADJECTIVE_STATES = (
     r"green|red|yellow|pending|offline|draft|open|stuck|idle|alive|dead|down|broken|frozen|flaky|slow|unstable|"
-    r"degraded|unresponsive|busy|running|failing|passing|hung|locked|read-only|queued|blocked|stalled|paused|disabled|"
+    r"degraded|unresponsive|busy|running|hung|locked|read-only|queued|blocked|stalled|paused|disabled|"
     r"cordoned|drained|suspended|stale"
 )
 _ADJECTIVE = re.compile(rf"(?:{ADJECTIVE_STATES})", re.I)
@@ -618,6 +626,13 @@ MOMENT_DEIXIS = _alternation(
     rf"since\s+(?:{_WEEKDAY}|yesterday|lunch|noon|this\s+morning|last\s+night)",
     rf"until\s+(?:{_WEEKDAY}|tomorrow|tonight|then|noon|eod)",
     r"in\s+a\s+row",
+    r"tomorrow(?:\s+morning)?",
+    r"later\s+today",
+    r"next\s+week",
+    r"this\s+weekend",
+    rf"(?:on|by|until|till|through|before|after)\s+(?:next\s+)?{_WEEKDAY}",
+    r"(?:until|till)\s+the\s+\d{1,2}(?:st|nd|rd|th)",
+    r"in\s+\d+\s+days",
     r"still\s+(?:\w+ing|pending|down|stuck|red|open|blocked|offline|broken|in\s+progress|on\s+attempt)",
 )
 _MOMENT = re.compile(rf"\b(?:{MOMENT_DEIXIS})\b", re.I)
@@ -637,13 +652,15 @@ _DESCRIBES = re.compile(
 )
 # A note's fragment: a noun phrase and its state with no verb between ("Rest-rule rounding hotfix merged", "staging
 # db CPU pegged at 98%", "Three us-east GameServers stuck in Shutdown").
-_FRAGMENT_BEFORE = re.compile(r"(?:^|[,;:]\s*)(?P<np>[\w./'~#!-]+(?:\s+[\w./'~#!-]+){0,5})\s+$")
+_FRAGMENT_BEFORE = re.compile(r"(?:^|[,;:]\s*)(?P<np>[\w./'~#!@-]+(?:\s+[\w./'~#!@-]+){0,5})\s+$")
+# One word that can only name one thing: "consul-03", "eod_futures_load", "@oyelaran", "Ravi".
+_ONE_THING = re.compile(r"(?:[\w.@-]*[\d_@-][\w.@-]*|(?-i:[A-Z][a-zà-ÿ]+))")
 _FINITE = re.compile(
     r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|might|\w+s)\b",
     re.I,
 )
 _CONJUNCTIONS = frozenset("and so or but then to that which it they we you i".split())
-_QUANTIFIER = re.compile(r"\b(?:every|each|any|all|no|most)\b", re.I)
+_QUANTIFIER = re.compile(r"\b(?:every|each|any|all|most)\b", re.I)
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*?'(?!\w)|\"[^\"]*\"|“[^”]*”|‘[^’]*’|`[^`]*`")
 _WHILE_WE = re.compile(r"\bwhile\s+(?:we|i|they|someone)\b", re.I)
 _LEADING_NP = re.compile(
@@ -655,6 +672,11 @@ PRESENT_DEIXIS = r"now|right\s+now|currently|at\s+the\s+moment|as\s+we\s+speak|s
 _PRESENT = re.compile(rf"\b(?:{PRESENT_DEIXIS})\b", re.I)
 _GENERIC_BEFORE = re.compile(rf"\b(?:{GENERIC_DETERMINERS})\s+(?:[\w'-]+\s+){{0,3}}$", re.I)
 _HABIT = re.compile(rf"\b(?:{HABIT_MARKERS})\b", re.I)
+# A rule's own words: a requirement wins over any time word ("jobs must be resumable or they get killed overnight").
+_MODAL_RULE = re.compile(
+    r"\b(?:must|mustn't|should|shouldn't|shall|always|required|needs?\s+to\s+be|have\s+to\s+be|has\s+to\s+be)\b",
+    re.I,
+)
 _SPECIFIC_BEFORE = re.compile(
     r"\b(?:the|this|that|these|those|our|its|their|my|your)\s+(?:[\w-]+\s+)?$", re.I
 )
@@ -775,7 +797,7 @@ def status_verdict(sentence: str) -> Verdict | None:
     subordinate = _subordinate(sentence)
     temporal = _found(_TEMPORAL, sentence, subordinate) or _WHILE_WE.search(sentence) is not None
     anchored = temporal or _found(_ANCHOR, sentence, subordinate)
-    if _HABIT.search(sentence):
+    if _HABIT.search(sentence) or _MODAL_RULE.search(sentence):
         return None
     if not temporal and (rule_sentence(sentence, any_time=True) or _WEAK_RULE.search(sentence)):
         return None  # a rule word wins over anything but a time word
@@ -810,12 +832,18 @@ def status_verdict(sentence: str) -> Verdict | None:
         if (
             fragment is not None
             and not _FINITE.search(fragment.group("np"))
-            and len(fragment.group("np").split()) >= 2
+            and (len(fragment.group("np").split()) >= 2 or _ONE_THING.fullmatch(fragment.group("np")))
             and fragment.group("np").split()[0].lower() not in _CONJUNCTIONS
             and (not _np_generic(fragment.group("np")) or _COUNT_BEFORE.search(before))
         ):
             return Verdict("subject_state", sentence[fragment.start("np") : state.end()], False)
     moment = _MOMENT.search(sentence)
+    if (
+        moment is not None
+        and moment.group(0).lower() == "overnight"
+        and _WORD_AFTER.match(sentence[moment.end() :])
+    ):
+        moment = None  # "overnight turnaround": an attribute
     if (
         moment is not None
         and not _inside(moment.start(), subordinate)
@@ -836,7 +864,9 @@ def status_verdict(sentence: str) -> Verdict | None:
 
 def rule_sentence(sentence: str, *, any_time: bool = False) -> bool:
     """A rule or a habit: a sentence holding a rule marker (must, never, usually, we now…) and no time word
-    (whose "never" is about the moment); `any_time` leaves the time word out of it."""
+    (whose "never" is about the moment); `any_time` leaves the time word out of it. A question is not a rule."""
+    if sentence.rstrip().endswith("?"):
+        return False
     return _RULE.search(sentence) is not None and (any_time or not _TEMPORAL.search(sentence))
 
 
@@ -845,3 +875,16 @@ def weak_sentence(sentence: str) -> bool:
     time word: durable beside a status that nothing anchors in a moment, about that moment beside one that is."""
     weak = _CONDITION.search(sentence) or _IMPERATIVE.search(sentence) or _WEAK_RULE.search(sentence)
     return bool(weak) and not _TEMPORAL.search(sentence)
+
+
+# Someone's next step or a question about the moment: "I'll run them after the 5pm edition", "Who's on this?".
+_PLAN = re.compile(
+    r"^\W*(?:i'll|i\s+will|we'll|we\s+will|will\s+(?:look|check|retry|try|run|ping)|going\s+to|gonna|"
+    r"planning\s+to|still\s+digging)\b|\?\s*$",
+    re.I,
+)
+
+
+def plan_sentence(sentence: str) -> bool:
+    """A next step or a question about the situation a status describes: it anchors that status in its moment."""
+    return _PLAN.search(sentence) is not None

@@ -12,6 +12,10 @@ def resign(apps, schema_editor):  # noqa: ANN001, ANN201
 
     lesson_model = apps.get_model("lore", "Lesson")
     band_model = apps.get_model("lore", "LessonBand")
+    # Every band is replaced: empty the table at once (TRUNCATE on PostgreSQL, not a DELETE per batch).
+    table = schema_editor.quote_name(band_model._meta.db_table)
+    truncate = "TRUNCATE {}" if schema_editor.connection.vendor == "postgresql" else "DELETE FROM {}"
+    schema_editor.execute(truncate.format(table))
     last = 0
     while True:
         rows = list(
@@ -21,7 +25,6 @@ def resign(apps, schema_editor):  # noqa: ANN001, ANN201
         )
         if not rows:
             return
-        band_model.objects.filter(lesson_id__in=[row[0] for row in rows]).delete()
         band_model.objects.bulk_create(
             [
                 band_model(account_id=account_id, lesson_id=pk, hash=value)
