@@ -20,8 +20,8 @@ from lore.api.schemas import (
     ID_MAX,
     AddressIn,
     ImportOut,
+    LessonDetailOut,
     LessonIn,
-    LessonOut,
     ListIn,
     ListQuery,
     PageOut,
@@ -98,6 +98,7 @@ def lessons_list_page(
         cursor=data.get("cursor"),
         limit=data["limit"],
         now=now,
+        current_first=True,  # lessons proposed for retirement after current lore (lore.garden.retiring)
     )
     lessons_deliver_page(request, account, page.rows, rule.scope)
     return {"items": page.rows, "next_cursor": page.next_cursor}
@@ -126,7 +127,7 @@ def lesson_at(account: Account, body: AddressIn) -> Lesson:
 
 @router.post(
     "",
-    response={200: LessonOut, 201: LessonOut, **error_responses(400)},
+    response={200: LessonDetailOut, 201: LessonDetailOut, **error_responses(400)},
     summary="Write a lesson",
     auth=needs(Scope.WRITE),
 )
@@ -138,7 +139,9 @@ def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # 
     lesson, created = lesson_write(
         account=token.account, data=data, owner=token.owner, actor=actor_of(request)
     )
-    return Status(201 if created else 200, exact(lesson))
+    answered = exact(lesson)
+    answered.proposed_retirement = None  # type: ignore[attr-defined]  # a write leaves any finding of it stale
+    return Status(201 if created else 200, answered)
 
 
 @router.get(
@@ -180,7 +183,7 @@ def memory_search(request: HttpRequest, payload: SearchIn) -> dict[str, Any]:  #
 
 @router.post(
     "/read",
-    response={200: LessonOut, **error_responses(400, 404, 409)},
+    response={200: LessonDetailOut, **error_responses(400, 404, 409)},
     summary="Open a lesson",
     auth=needs(Scope.READ),
 )
@@ -195,7 +198,7 @@ def memory_read(request: HttpRequest, payload: AddressIn) -> Lesson:
 
 @router.post(
     "/protect",
-    response={200: LessonOut, **error_responses(400, 404)},
+    response={200: LessonDetailOut, **error_responses(400, 404)},
     summary="Pin or unpin",
     auth=needs(Scope.WRITE),
 )
@@ -210,7 +213,7 @@ def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
 
 @router.post(
     "/restore",
-    response={200: LessonOut, **error_responses(400, 404, 410)},
+    response={200: LessonDetailOut, **error_responses(400, 404, 410)},
     summary="Restore a lesson",
     auth=needs(Scope.WRITE),
 )
@@ -276,7 +279,7 @@ def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
 
 @router.get(
     "/{lesson_id}",
-    response={200: LessonOut, **error_responses(404)},
+    response={200: LessonDetailOut, **error_responses(404)},
     summary="Fetch one lesson",
     auth=needs(Scope.READ),
 )

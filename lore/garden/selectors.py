@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Prefetch, QuerySet
 
-from lore.models import Account, Finding, FindingMember, GardenRun, Lesson
+from lore.limits import SUPERSEDES_SHOWN_MAX
+from lore.models import Account, Finding, FindingMember, GardenRun, Lesson, SupersedesClaim
 from lore.scopes import repo_of
 
 
@@ -64,3 +67,28 @@ def lesson_supersedes(lesson: Lesson) -> list[Lesson]:
             :20
         ]
     )
+
+
+def lesson_superseded_by(lesson: Lesson) -> dict[str, Any] | None:
+    """{id, address} of the lesson that replaced `lesson` when the gardener retired it, or None."""
+    if lesson.superseded_by_id is None:
+        return None
+    found = (
+        Lesson.objects.filter(account_id=lesson.account_id, pk=lesson.superseded_by_id)
+        .values_list("pk", "scope", "key")
+        .first()
+    )
+    return {"id": found[0], "address": f"{found[1]}::{found[2]}"} if found else None
+
+
+def lesson_supersedes_addresses(lesson: Lesson) -> list[str]:
+    """The addresses `lesson` replaces: the lessons the gardener retired in its favour (newest first), then the
+    ones it names in its `supersedes`; at most SUPERSEDES_SHOWN_MAX, each once. Two indexed queries."""
+    cap = SUPERSEDES_SHOWN_MAX.value
+    retired = Lesson.objects.filter(account_id=lesson.account_id, superseded_by=lesson).order_by(
+        "-archived_at", "-id"
+    )
+    claimed = SupersedesClaim.objects.filter(account_id=lesson.account_id, lesson=lesson).order_by("id")
+    addresses = [f"{scope}::{key}" for scope, key in retired.values_list("scope", "key")[:cap]]
+    addresses += [f"{scope}::{key}" for scope, key in claimed.values_list("scope", "key")]
+    return list(dict.fromkeys(addresses))[:cap]
