@@ -28,6 +28,7 @@ from lore.api.schemas import (
     ProtectIn,
     SearchIn,
 )
+from lore.garden.selectors import lesson_superseded_by, lessons_superseded_by_mark
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
@@ -100,8 +101,19 @@ def lessons_list_page(
         now=now,
         current_first=True,  # lessons proposed for retirement after current lore (lore.garden.retiring)
     )
+    lessons_superseded_by_mark(page.rows)  # archived rows say what replaced them: one query, not one per row
     lessons_deliver_page(request, account, page.rows, rule.scope)
     return {"items": page.rows, "next_cursor": page.next_cursor}
+
+
+def archived_message(lesson: Lesson) -> str:
+    """Why an archived lesson is not opened, naming the lesson that replaced it when the gardener retired it."""
+    replaced = lesson_superseded_by(lesson)
+    if replaced is None:
+        return f"{lesson.address} is archived: restore it first"
+    return (
+        f"{lesson.address} is archived, superseded by {replaced['address']}: read that one, or restore this"
+    )
 
 
 def lesson_at(account: Account, body: AddressIn) -> Lesson:
@@ -192,7 +204,7 @@ def memory_read(request: HttpRequest, payload: AddressIn) -> Lesson:
     account = account_of(request)
     lesson = lesson_at(account, payload)
     if lesson.is_archived:
-        raise ApiError(409, f"{lesson.address} is archived: restore it first", code="archived")
+        raise ApiError(409, archived_message(lesson), code="archived")
     return lesson_open(account=account, lesson=lesson, surface=surface_of(request))
 
 

@@ -136,7 +136,8 @@ class ProposedRetirementOut(Schema):
 
 class LessonSchema(Schema):
     """A lesson's computed fields: its decay score, annotated by lists, computed for a single lesson; whether an
-    open finding proposes to retire it, set by lists for their whole page, computed for a single lesson."""
+    open finding proposes to retire it and what replaced it, set by lists for their whole page, computed for a
+    single lesson."""
 
     @staticmethod
     def resolve_decay_score(obj: Any) -> int:
@@ -149,13 +150,13 @@ class LessonSchema(Schema):
             proposed_retirements_mark([obj])
         return obj.proposed_retirement  # type: ignore[no-any-return]
 
-
-class LessonDetailSchema(LessonSchema):
-    """A single lesson also answers what replaced it and what it replaces (a few indexed queries)."""
-
     @staticmethod
     def resolve_superseded_by(obj: Any) -> dict[str, Any] | None:
         return lesson_superseded_by(obj)
+
+
+class LessonDetailSchema(LessonSchema):
+    """A single lesson also answers the addresses it replaces (two indexed queries)."""
 
     @staticmethod
     def resolve_supersedes(obj: Any) -> list[str]:
@@ -191,6 +192,12 @@ LESSON_FIELDS: dict[str, Any] = {
             "searches answer such lessons after every other one; prefer the keeper",
         ),
     ),
+    "superseded_by": (
+        LessonRef | None,
+        Field(
+            None, description="the lesson that replaced this one when the gardener retired it (archived only)"
+        ),
+    ),
 }
 LessonOut = schema_model(
     "Lesson",
@@ -201,13 +208,9 @@ LessonOut = schema_model(
 )
 LessonDetailOut = schema_model(
     "LessonDetail",
-    "One lesson as a single-lesson answer gives it: a Lesson, and the lessons that replaced it or it replaced.",
+    "One lesson as a single-lesson answer gives it: a Lesson, and the addresses it replaces.",
     {
         **LESSON_FIELDS,
-        "superseded_by": (
-            LessonRef | None,
-            Field(None, description="the lesson that replaced this one when the gardener retired it"),
-        ),
         "supersedes": (
             list[str],
             Field(

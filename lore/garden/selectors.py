@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
@@ -69,16 +70,25 @@ def lesson_supersedes(lesson: Lesson) -> list[Lesson]:
     )
 
 
+def lessons_superseded_by_mark(lessons: Sequence[Lesson]) -> None:
+    """Set each lesson's `superseded_by_ref` ({id, address} of the lesson that replaced it when the gardener
+    retired it, or None): one query for the lessons that carry one (only retired lessons do), none otherwise."""
+    wanted = {lesson.superseded_by_id for lesson in lessons if lesson.superseded_by_id is not None}
+    found = {}
+    if wanted:
+        rows = Lesson.objects.filter(
+            account_id__in={lesson.account_id for lesson in lessons}, pk__in=wanted
+        ).values_list("pk", "scope", "key")
+        found = {pk: {"id": pk, "address": f"{scope}::{key}"} for pk, scope, key in rows}
+    for lesson in lessons:
+        lesson.superseded_by_ref = found.get(lesson.superseded_by_id)  # type: ignore[attr-defined,arg-type]
+
+
 def lesson_superseded_by(lesson: Lesson) -> dict[str, Any] | None:
     """{id, address} of the lesson that replaced `lesson` when the gardener retired it, or None."""
-    if lesson.superseded_by_id is None:
-        return None
-    found = (
-        Lesson.objects.filter(account_id=lesson.account_id, pk=lesson.superseded_by_id)
-        .values_list("pk", "scope", "key")
-        .first()
-    )
-    return {"id": found[0], "address": f"{found[1]}::{found[2]}"} if found else None
+    if not hasattr(lesson, "superseded_by_ref"):
+        lessons_superseded_by_mark([lesson])
+    return lesson.superseded_by_ref  # type: ignore[attr-defined,no-any-return]
 
 
 def lesson_supersedes_addresses(lesson: Lesson) -> list[str]:

@@ -225,3 +225,30 @@ def test_a_finding_of_another_account_never_demotes_a_lesson(api, other_account,
     page = api.get("/memories").json()
     assert keys(page) == ["use-uv-copy", "use-uv"]
     assert [item["proposed_retirement"] for item in page["items"]] == [None, None]
+
+
+def test_an_archived_list_says_what_replaced_each_lesson_in_one_query(
+    api, account, django_assert_max_num_queries
+) -> None:  # noqa: ANN001
+    keeper = aged(account, "keeper", 30)
+    copies = [aged(account, f"copy-{n}", n) for n in range(12)]
+    assert api.post(f"/findings/{finding_open(keeper, copies).pk}/apply").status_code == 200
+    # token lookup, last_used_at, the page, the replacing lessons' addresses, the read rows' four statements
+    with django_assert_max_num_queries(8):
+        page = api.post("/memories/list", {"archived": True, "limit": 50}).json()
+    assert len(page["items"]) == 12
+    assert {str(item["superseded_by"]) for item in page["items"]} == {
+        str({"id": keeper.pk, "address": keeper.address})
+    }
+    assert api.get("/memories").json()["items"][0]["superseded_by"] is None
+
+
+def test_opening_a_retired_lesson_is_a_409_naming_the_lesson_that_replaced_it(api, duplicates) -> None:  # noqa: ANN001
+    keeper, copy, finding = duplicates
+    api.post(f"/findings/{finding.pk}/apply")
+    refused = api.post("/memories/read", {"address": copy.address})
+    assert refused.status_code == 409 and error_of(refused) == {
+        "code": "archived",
+        "message": f"{copy.address} is archived, superseded by {keeper.address}: read that one, or restore this",
+        "field": None,
+    }
