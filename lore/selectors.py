@@ -19,7 +19,7 @@ from django.utils.dateparse import parse_datetime
 from lore.candidates import lessons_matching
 from lore.conditions import Dimension
 from lore.decay import ANNOTATION, lessons_with_decay
-from lore.garden.retiring import proposed_for_retirement, proposed_retirements_mark
+from lore.garden.retiring import lessons_current, lessons_retiring, proposed_retirements_mark
 from lore.limits import LIST_PAGE_MAX, SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
 from lore.models import Account, Lesson, LessonTag
 from lore.reads import lessons_with_pending, pending_apply
@@ -283,16 +283,15 @@ def _current_first_rows(
     """A current-first page: the lessons no open finding proposes to retire, then (once those are all read) the
     ones it does, each part one keyset range in `sort` order. One query while the first part fills the page, two
     at the turn; the cursor says which part it is in (docs/gardener.md, "Search that prefers current lore")."""
-    retiring = proposed_for_retirement()
     current: list[Lesson] = []
     if not in_retiring:
-        current = _keyset_rows(qs.filter(~retiring), sort, after, limit + 1)
+        current = _keyset_rows(lessons_current(qs), sort, after, limit + 1)
         proposed_retirements_mark(current, known_current=True)
         if len(current) > limit:
             return current[:limit], cursor_encode(sort, current[limit - 1], as_of)
         after = None  # the second part is read from its start
     room = limit - len(current)
-    tail = _keyset_rows(qs.filter(retiring), sort, after, room + 1)
+    tail = _keyset_rows(lessons_retiring(qs), sort, after, room + 1)
     more = len(tail) > room
     tail = tail[:room]
     proposed_retirements_mark(tail)

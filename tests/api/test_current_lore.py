@@ -252,3 +252,23 @@ def test_opening_a_retired_lesson_is_a_409_naming_the_lesson_that_replaced_it(ap
         "message": f"{copy.address} is archived, superseded by {keeper.address}: read that one, or restore this",
         "field": None,
     }
+
+
+@pytest.mark.postgres
+def test_an_inventory_that_records_findings_gives_the_planner_their_statistics(account) -> None:  # noqa: ANN001
+    from django.db import connection
+
+    from lore.garden.inventory import garden_inventory
+    from tests.services import require_postgres
+
+    require_postgres()
+    write(account, "repo::acme/app", "use-uv", UV, opened=3)
+    write(account, "repo::acme/app", "use-uv-2", UV.lower())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM pg_statistic WHERE starelid = 'lore_findingmember'::regclass"
+        )  # as before autovacuum's first pass
+    assert garden_inventory(account, full=True).found == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'lore_findingmember'")
+        assert cursor.fetchone()[0] > 0
