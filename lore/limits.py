@@ -239,6 +239,13 @@ SUPERSEDES_MAX = Limit(
     field="supersedes",
     why="each one is a proposal the gardener makes",
 )
+SUPERSEDES_SHOWN_MAX = Limit(
+    "SUPERSEDES_SHOWN_MAX",
+    50,
+    "addresses",
+    "listed in a lesson's answered `supersedes`",
+    why="a keeper may have replaced many lessons over time: the newest are listed",
+)
 GARDEN_BATCH = Limit(
     "GARDEN_BATCH",
     2000,

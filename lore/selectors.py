@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 from lore.candidates import lessons_matching
 from lore.conditions import Dimension
 from lore.decay import ANNOTATION, lessons_with_decay
+from lore.garden.retiring import lessons_current, lessons_retiring, proposed_retirements_mark
 from lore.limits import LIST_PAGE_MAX, SEARCH_SHORT_WORDS_MAX, SEARCH_WORDS_MAX
 from lore.models import Account, Lesson, LessonTag
 from lore.reads import lessons_with_pending, pending_apply
@@ -42,6 +43,7 @@ SORTS = {name: KEYSETS[name] for name in ("newest", "opened_count", "coldest")} 
 DEFAULT_SORT = "newest"
 _DATETIME_KEYS = {"created_at", "updated_at", "archived_at"}
 SEARCH_CONFIG = "simple"
+RETIRING = "retiring"  # the mark of a cursor into a current-first list's second part (lessons_page)
 MAX_LIMIT = LIST_PAGE_MAX.value
 PAGE_DEFAULT = 50  # lessons on a page when the request does not say
 
@@ -61,13 +63,23 @@ class Page:
     next_cursor: str | None
 
 
-def cursor_encode(sort: str, lesson: Lesson, as_of: datetime | None = None) -> str:
-    """The cursor after `lesson`; a computed order (coldest) also keeps the moment its scores were read at."""
+def cursor_encode(
+    sort: str, lesson: Lesson | None, as_of: datetime | None = None, *, retiring: bool = False
+) -> str:
+    """The cursor after `lesson`; a computed order (coldest) also keeps the moment its scores were read at. A
+    current-first list's cursor into its second part (the lessons proposed for retirement) is marked `retiring`;
+    there, no `lesson` means "from that part's start"."""
     field = KEYSETS[sort][0]
-    value = getattr(lesson, field)
-    payload = [sort, value.isoformat() if isinstance(value, datetime) else value, lesson.pk]
-    if as_of is not None:
-        payload.append(as_of.isoformat())
+    value = getattr(lesson, field) if lesson is not None else None
+    payload = [
+        sort,
+        value.isoformat() if isinstance(value, datetime) else value,
+        lesson.pk if lesson else None,
+    ]
+    if as_of is not None or retiring:
+        payload.append(as_of.isoformat() if as_of is not None else None)
+    if retiring:
+        payload.append(RETIRING)
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
 
 
@@ -76,11 +88,17 @@ def _fits_bigint(number: int) -> bool:
     return -(2**63) <= number < 2**63
 
 
-def cursor_decode(sort: str, cursor: str) -> tuple[object, int]:
-    """(keyset value, id) from a cursor; CursorError if it is not one of ours or belongs to another sort."""
-    name, value, pk = _cursor_payload(cursor)[:3]
-    if name != sort or not isinstance(pk, int):
+def cursor_decode(sort: str, cursor: str) -> tuple[object, int] | None:
+    """(keyset value, id) from a cursor, None for the start of a current-first list's retiring part; CursorError
+    if it is not one of ours or belongs to another sort."""
+    payload = _cursor_payload(cursor)
+    name, value, pk = payload[:3]
+    if name != sort:
         raise CursorError("cursor belongs to another sort order")
+    if pk is None and value is None and cursor_retiring(cursor):
+        return None
+    if not isinstance(pk, int):
+        raise CursorError("cursor is not valid")
     if not _fits_bigint(pk) or (isinstance(value, int) and not _fits_bigint(value)):
         raise CursorError("cursor is not valid")
     if KEYSETS[sort][0] in _DATETIME_KEYS:
@@ -102,15 +120,22 @@ def _cursor_payload(cursor: str) -> list[object]:
         payload = json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise CursorError("cursor is not valid") from exc
-    if not isinstance(payload, list) or len(payload) not in (3, 4):
+    if not isinstance(payload, list) or len(payload) not in (3, 4, 5):
+        raise CursorError("cursor is not valid")
+    if len(payload) == 5 and payload[4] != RETIRING:
         raise CursorError("cursor is not valid")
     return payload
+
+
+def cursor_retiring(cursor: str) -> bool:
+    """Whether a cursor points into a current-first list's second part (the lessons proposed for retirement)."""
+    return len(_cursor_payload(cursor)) == 5
 
 
 def cursor_as_of(cursor: str) -> datetime:
     """The moment a computed order's cursor read its scores at; CursorError if it holds none."""
     payload = _cursor_payload(cursor)
-    raw = payload[3] if len(payload) == 4 else None
+    raw = payload[3] if len(payload) >= 4 else None
     try:
         parsed = parse_datetime(raw) if isinstance(raw, str) else None
     except ValueError:
@@ -204,30 +229,76 @@ def lessons_page(
     cursor: str | None = None,
     limit: int = PAGE_DEFAULT,
     now: datetime | None = None,
+    current_first: bool = False,
 ) -> Page:
     """One keyset page of `qs` in `sort` order (one of KEYSETS; ties broken by id, newest first; `coldest`
-    lowest score first, its scores read as of its first page's `now`, which its cursor carries on)."""
+    lowest score first, its scores read as of its first page's `now`, which its cursor carries on).
+
+    `current_first` (the API's lists and searches): the lessons an open finding proposes to retire come after
+    every other lesson, each part in `sort` order, and every row carries `proposed_retirement`."""
     if sort not in KEYSETS:
         raise CursorError(f"sort must be one of {', '.join(SORTS)}")
-    field = KEYSETS[sort][0]
     limit = max(1, min(limit, MAX_LIMIT))
     as_of = None
     if sort in ASCENDING:
         as_of = cursor_as_of(cursor) if cursor else (now or timezone.now())
         qs = lessons_with_decay(qs, as_of)  # replaces a score the caller annotated at another moment
-    after = "gt" if sort in ASCENDING else "lt"
-    if cursor:
-        value, pk = cursor_decode(sort, cursor)
-        qs = qs.filter(Q(**{f"{field}__{after}": value}) | Q(**{field: value, f"pk__{after}": pk}))
-    order = (field, "pk") if sort in ASCENDING else (f"-{field}", "-pk")
-    rows = list(lessons_with_pending(qs.order_by(*order))[: limit + 1])
-    more = len(rows) > limit
-    rows = rows[:limit]
-    next_cursor = (
-        cursor_encode(sort, rows[-1], as_of) if more and rows else None
-    )  # on the stored keyset value
+    in_retiring = bool(cursor) and cursor_retiring(cursor or "")
+    if in_retiring and not current_first:
+        raise CursorError("cursor is not valid")
+    after = cursor_decode(sort, cursor) if cursor else None
+    if not current_first:
+        rows = _keyset_rows(qs, sort, after, limit + 1)
+        next_cursor = cursor_encode(sort, rows[limit - 1], as_of) if len(rows) > limit else None
+        rows = rows[:limit]
+    else:
+        rows, next_cursor = _current_first_rows(qs, sort, after, limit, as_of, in_retiring=in_retiring)
     pending_apply(rows)  # shown exact: pending reads included
     return Page(rows=rows, next_cursor=next_cursor)
+
+
+def _keyset_rows(
+    qs: QuerySet[Lesson], sort: str, after: tuple[object, int] | None, count: int
+) -> list[Lesson]:
+    """At most `count` lessons of `qs` after the keyset position `after` (None: from the start), in `sort` order,
+    with their pending reads."""
+    field = KEYSETS[sort][0]
+    later = "gt" if sort in ASCENDING else "lt"
+    if after is not None:
+        value, pk = after
+        qs = qs.filter(Q(**{f"{field}__{later}": value}) | Q(**{field: value, f"pk__{later}": pk}))
+    order = (field, "pk") if sort in ASCENDING else (f"-{field}", "-pk")
+    return list(lessons_with_pending(qs.order_by(*order))[:count])
+
+
+def _current_first_rows(
+    qs: QuerySet[Lesson],
+    sort: str,
+    after: tuple[object, int] | None,
+    limit: int,
+    as_of: datetime | None,
+    *,
+    in_retiring: bool,
+) -> tuple[list[Lesson], str | None]:
+    """A current-first page: the lessons no open finding proposes to retire, then (once those are all read) the
+    ones it does, each part one keyset range in `sort` order. One query while the first part fills the page, two
+    at the turn; the cursor says which part it is in (docs/gardener.md, "Search that prefers current lore")."""
+    current: list[Lesson] = []
+    if not in_retiring:
+        current = _keyset_rows(lessons_current(qs), sort, after, limit + 1)
+        proposed_retirements_mark(current, known_current=True)
+        if len(current) > limit:
+            return current[:limit], cursor_encode(sort, current[limit - 1], as_of)
+        after = None  # the second part is read from its start
+    room = limit - len(current)
+    tail = _keyset_rows(lessons_retiring(qs), sort, after, room + 1)
+    more = len(tail) > room
+    tail = tail[:room]
+    proposed_retirements_mark(tail)
+    next_cursor = None
+    if more:
+        next_cursor = cursor_encode(sort, tail[-1] if tail else None, as_of, retiring=True)
+    return current + tail, next_cursor
 
 
 # A loose index scan over lesson_unique_address (account, scope, key): one index probe per distinct scope instead of reading

@@ -327,7 +327,15 @@ def _run_line(run: dict[str, Any]) -> str:
 
 def cmd_garden(client: LoreClient, args: argparse.Namespace) -> int:
     """The gardener's report (after an inventory with --run); --apply ID… retires those findings, each at most
-    the account's apply cap, each undoable as one run."""
+    the account's apply cap, each undoable as one run (--undo ID)."""
+    if args.undo is not None:
+        undone = client.finding_undo(args.undo)
+        human = (
+            f"Undid finding {undone['finding']}: {output.lessons(undone['restored'])} restored; "
+            "the finding is dismissed."
+        )
+        emit(args, undone, human)
+        return EXIT_OK
     if args.apply:
         results = []
         for finding_id in args.apply:
@@ -408,15 +416,22 @@ def add_garden_command(commands: Commands) -> None:
     garden = commands.add(
         "garden",
         cmd_garden,
-        "The gardener's findings (near duplicates, superseded, expired ephemera); --apply ID…",
+        "The gardener's findings (near duplicates, superseded, expired ephemera); --apply ID…, --undo ID",
     )
     finding = GARDEN_OPTION["id"]
-    garden.add_argument(
+    decide = garden.add_mutually_exclusive_group()
+    decide.add_argument(
         "--apply",
         type=bounded(finding.name, finding.low, finding.high),
         nargs="+",
         metavar="ID",
         help="apply these findings (retire)",
+    )
+    decide.add_argument(
+        "--undo",
+        type=bounded(finding.name, finding.low, finding.high),
+        metavar="ID",
+        help="undo an applied finding: restore every lesson it retired (the finding is then dismissed)",
     )
     add_option(garden, GARDEN_OPTION["run"])
     add_option(garden, GARDEN_OPTION["wait"], metavar="SECONDS")

@@ -288,6 +288,10 @@ class LoreClient:
     def finding_apply(self, finding_id: int) -> dict[str, Any]:
         return self.call("POST", f"/findings/{int(finding_id)}/apply")  # type: ignore[no-any-return]
 
+    def finding_undo(self, finding_id: int) -> dict[str, Any]:
+        """Restore every lesson an applied finding retired; the finding is then dismissed."""
+        return self.call("POST", f"/findings/{int(finding_id)}/undo")  # type: ignore[no-any-return]
+
     def garden_run(self, *, full: bool = False, wait: float = 0, every: float = 1.0) -> dict[str, Any]:
         """Queue an inventory (or find the one already pending) and, with `wait`, follow it until it is done
         or failed or `wait` seconds have passed. Answers the run as last seen."""

@@ -256,6 +256,13 @@ TOOLS = (
         obj({"id": option_schema(GARDEN_OPTION["id"])}, ("id",)),
         lambda c, a: c.finding_apply(int(a["id"])),
     ),
+    Tool(
+        "garden.undo",
+        "Undo one applied finding: restore every lesson its apply retired, as one run's undo; the finding is "
+        "then dismissed. Refused (409) for a finding that is not applied.",
+        obj({"id": option_schema(GARDEN_OPTION["id"])}, ("id",)),
+        lambda c, a: c.finding_undo(int(a["id"])),
+    ),
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 

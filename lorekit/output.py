@@ -43,7 +43,9 @@ def lessons_table(items: Sequence[dict[str, Any]]) -> str:
         return "No lessons."
     rows = [
         (
-            item["address"] + (" [pinned]" if item.get("protected") else ""),
+            item["address"]
+            + (" [pinned]" if item.get("protected") else "")
+            + (" [proposed for retirement]" if item.get("proposed_retirement") else ""),
             item.get("kind") or "-",
             item["seen_count"],
             item["read_count"],
@@ -80,7 +82,25 @@ def lesson_detail(lesson: dict[str, Any]) -> str:
         parts.append(f"{label}: immune (protected)" if immune else f"{label} {lesson['decay_score']}/100")
     if dims:
         parts.append("   ".join(dims))
+    parts += lineage_lines(lesson)
     return "\n".join(parts)
+
+
+def lineage_lines(lesson: dict[str, Any]) -> list[str]:
+    """What replaced the lesson, what it replaces, and an open finding's proposal to retire it."""
+    lines = []
+    if lesson.get("superseded_by"):
+        replaced = lesson["superseded_by"]
+        lines.append(f"Superseded by: {replaced['address']} (id {replaced['id']})")
+    if lesson.get("supersedes"):
+        lines.append("Supersedes: " + ", ".join(lesson["supersedes"]))
+    proposal = lesson.get("proposed_retirement")
+    if proposal:
+        keeper = proposal.get("keeper")
+        prefer = f": prefer {keeper['address']}" if keeper else ""
+        kind = str(proposal["kind"]).replace("_", " ")
+        lines.append(f"Proposed for retirement ({kind}, finding {proposal['finding_id']}){prefer}")
+    return lines
 
 
 def keys_table(keys: Sequence[dict[str, str]], limit: int) -> str:

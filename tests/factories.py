@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from django.utils.text import slugify
 
-from lore.models import Account, Lesson, Membership
+from lore.models import Account, Finding, FindingMember, Lesson, Membership
 from lore.roles import Role
 from lore.services import tags_sync
 
@@ -61,3 +61,30 @@ class LessonFactory(factory.django.DjangoModelFactory):
     def sync_tags(obj: Lesson, create: bool, extracted: object, **kwargs: object) -> None:  # noqa: N805
         if create:
             tags_sync(obj.account, {obj.pk: obj.tags})
+
+
+def finding_open(
+    keeper: Lesson | None, retire: list[Lesson], *, kind: str = Finding.Kind.NEAR_DUPLICATE
+) -> Finding:
+    """An open finding as an inventory records it: `keeper` kept (None for ephemera), `retire` proposed for
+    retirement, each member as it is now (its `updated_at`), the keeper in the evidence."""
+    lessons = [keeper, *retire] if keeper is not None else retire
+    account = lessons[0].account
+    finding = Finding.objects.create(
+        account=account,
+        kind=kind,
+        family=lessons[0].scope,
+        fingerprint=f"test-{kind}-{'-'.join(str(lesson.pk) for lesson in lessons)}",
+        evidence={"superseded_by": keeper.pk if keeper is not None else None},
+        created_at=timezone.now(),
+    )
+    FindingMember.objects.bulk_create(
+        FindingMember(
+            finding=finding,
+            lesson=lesson,
+            action=FindingMember.Action.KEEP if lesson is keeper else FindingMember.Action.RETIRE,
+            updated_at=lesson.updated_at,
+        )
+        for lesson in lessons
+    )
+    return finding

@@ -20,14 +20,15 @@ from lore.api.schemas import (
     ID_MAX,
     AddressIn,
     ImportOut,
+    LessonDetailOut,
     LessonIn,
-    LessonOut,
     ListIn,
     ListQuery,
     PageOut,
     ProtectIn,
     SearchIn,
 )
+from lore.garden.selectors import lesson_superseded_by, lessons_superseded_by_mark
 from lore.inputs import LessonInput
 from lore.limits import IMPORT_BODY_MAX
 from lore.models import Account, Lesson
@@ -98,9 +99,21 @@ def lessons_list_page(
         cursor=data.get("cursor"),
         limit=data["limit"],
         now=now,
+        current_first=True,  # lessons proposed for retirement after current lore (lore.garden.retiring)
     )
+    lessons_superseded_by_mark(page.rows)  # archived rows say what replaced them: one query, not one per row
     lessons_deliver_page(request, account, page.rows, rule.scope)
     return {"items": page.rows, "next_cursor": page.next_cursor}
+
+
+def archived_message(lesson: Lesson) -> str:
+    """Why an archived lesson is not opened, naming the lesson that replaced it when the gardener retired it."""
+    replaced = lesson_superseded_by(lesson)
+    if replaced is None:
+        return f"{lesson.address} is archived: restore it first"
+    return (
+        f"{lesson.address} is archived, superseded by {replaced['address']}: read that one, or restore this"
+    )
 
 
 def lesson_at(account: Account, body: AddressIn) -> Lesson:
@@ -126,7 +139,7 @@ def lesson_at(account: Account, body: AddressIn) -> Lesson:
 
 @router.post(
     "",
-    response={200: LessonOut, 201: LessonOut, **error_responses(400)},
+    response={200: LessonDetailOut, 201: LessonDetailOut, **error_responses(400)},
     summary="Write a lesson",
     auth=needs(Scope.WRITE),
 )
@@ -138,7 +151,9 @@ def memory_write(request: HttpRequest, payload: LessonIn) -> Status[Lesson]:  # 
     lesson, created = lesson_write(
         account=token.account, data=data, owner=token.owner, actor=actor_of(request)
     )
-    return Status(201 if created else 200, exact(lesson))
+    answered = exact(lesson)
+    answered.proposed_retirement = None  # type: ignore[attr-defined]  # a write leaves any finding of it stale
+    return Status(201 if created else 200, answered)
 
 
 @router.get(
@@ -180,7 +195,7 @@ def memory_search(request: HttpRequest, payload: SearchIn) -> dict[str, Any]:  #
 
 @router.post(
     "/read",
-    response={200: LessonOut, **error_responses(400, 404, 409)},
+    response={200: LessonDetailOut, **error_responses(400, 404, 409)},
     summary="Open a lesson",
     auth=needs(Scope.READ),
 )
@@ -189,13 +204,13 @@ def memory_read(request: HttpRequest, payload: AddressIn) -> Lesson:
     account = account_of(request)
     lesson = lesson_at(account, payload)
     if lesson.is_archived:
-        raise ApiError(409, f"{lesson.address} is archived: restore it first", code="archived")
+        raise ApiError(409, archived_message(lesson), code="archived")
     return lesson_open(account=account, lesson=lesson, surface=surface_of(request))
 
 
 @router.post(
     "/protect",
-    response={200: LessonOut, **error_responses(400, 404)},
+    response={200: LessonDetailOut, **error_responses(400, 404)},
     summary="Pin or unpin",
     auth=needs(Scope.WRITE),
 )
@@ -210,7 +225,7 @@ def memory_protect(request: HttpRequest, payload: ProtectIn) -> Lesson:
 
 @router.post(
     "/restore",
-    response={200: LessonOut, **error_responses(400, 404, 410)},
+    response={200: LessonDetailOut, **error_responses(400, 404, 410)},
     summary="Restore a lesson",
     auth=needs(Scope.WRITE),
 )
@@ -276,7 +291,7 @@ def memory_import(request: HttpRequest) -> dict[str, Any] | JsonResponse:
 
 @router.get(
     "/{lesson_id}",
-    response={200: LessonOut, **error_responses(404)},
+    response={200: LessonDetailOut, **error_responses(404)},
     summary="Fetch one lesson",
     auth=needs(Scope.READ),
 )

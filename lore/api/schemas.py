@@ -25,6 +25,8 @@ from lore.conditions import (
     Param,
 )
 from lore.decay import ANNOTATION
+from lore.garden.retiring import proposed_retirements_mark
+from lore.garden.selectors import lesson_superseded_by, lesson_supersedes_addresses
 from lore.inputs import MAX_CONTENT
 from lore.limits import SEARCH_TEXT_MAX
 from lore.reads import lesson_decay_score_exact
@@ -115,44 +117,110 @@ def schema_model(
 # ---------------------------------------------------------------- lessons
 
 
+class LessonRef(Schema):
+    """Another lesson of the account, by id and address."""
+
+    id: int
+    address: str
+
+
+class ProposedRetirementOut(Schema):
+    """An open finding proposes to retire this lesson (docs/gardener.md): prefer `keeper` when there is one."""
+
+    finding_id: int
+    kind: str = Field(..., description="the finding's kind (near_duplicate, superseded, expired_ephemera, …)")
+    keeper: LessonRef | None = Field(
+        None, description="the lesson the finding keeps in its place (none for expired ephemera)"
+    )
+
+
 class LessonSchema(Schema):
-    """A lesson's computed fields: its decay score, annotated by lists, computed for a single lesson."""
+    """A lesson's computed fields: its decay score, annotated by lists, computed for a single lesson; whether an
+    open finding proposes to retire it and what replaced it, set by lists for their whole page, computed for a
+    single lesson."""
 
     @staticmethod
     def resolve_decay_score(obj: Any) -> int:
         score = getattr(obj, ANNOTATION, None)
         return score if score is not None else lesson_decay_score_exact(obj, timezone.now())
 
+    @staticmethod
+    def resolve_proposed_retirement(obj: Any) -> dict[str, Any] | None:
+        if not hasattr(obj, "proposed_retirement"):
+            proposed_retirements_mark([obj])
+        return obj.proposed_retirement  # type: ignore[no-any-return]
 
+    @staticmethod
+    def resolve_superseded_by(obj: Any) -> dict[str, Any] | None:
+        return lesson_superseded_by(obj)
+
+
+class LessonDetailSchema(LessonSchema):
+    """A single lesson also answers the addresses it replaces (two indexed queries)."""
+
+    @staticmethod
+    def resolve_supersedes(obj: Any) -> list[str]:
+        return lesson_supersedes_addresses(obj)
+
+
+LESSON_FIELDS: dict[str, Any] = {
+    "id": (int, ...),
+    "address": (str, ...),
+    "scope": (str, ...),
+    "key": (str, ...),
+    "content": (str, ...),
+    **{d.name: (list[str] if d.is_tags else str, ...) for d in DIMENSIONS},
+    "seen_count": (int, ...),
+    "read_count": (int, ...),
+    "last_read_at": (datetime | None, None),
+    "opened_count": (int, ...),
+    "last_opened_at": (datetime | None, None),
+    "created_at": (datetime, ...),
+    "updated_at": (datetime, ...),
+    "protected": (bool, ...),
+    "archived_at": (datetime | None, None),
+    "archive_reason": (str, ""),
+    "decay_score": (
+        int,
+        Field(..., ge=0, le=100, description="Decay score 0–100 now (docs/decay.md); 100 when protected."),
+    ),
+    "proposed_retirement": (
+        ProposedRetirementOut | None,
+        Field(
+            None,
+            description="set while an open finding of the gardener proposes to retire this lesson: lists and "
+            "searches answer such lessons after every other one; prefer the keeper",
+        ),
+    ),
+    "superseded_by": (
+        LessonRef | None,
+        Field(
+            None, description="the lesson that replaced this one when the gardener retired it (archived only)"
+        ),
+    ),
+}
 LessonOut = schema_model(
     "Lesson",
     "A lesson with every dimension and its counters: Recurrence (seen_count), Delivered (read_count), "
     "Chosen (opened_count), Last agent open (last_opened_at).",
+    LESSON_FIELDS,
+    base=LessonSchema,
+)
+LessonDetailOut = schema_model(
+    "LessonDetail",
+    "One lesson as a single-lesson answer gives it: a Lesson, and the addresses it replaces.",
     {
-        "id": (int, ...),
-        "address": (str, ...),
-        "scope": (str, ...),
-        "key": (str, ...),
-        "content": (str, ...),
-        **{d.name: (list[str] if d.is_tags else str, ...) for d in DIMENSIONS},
-        "seen_count": (int, ...),
-        "read_count": (int, ...),
-        "last_read_at": (datetime | None, None),
-        "opened_count": (int, ...),
-        "last_opened_at": (datetime | None, None),
-        "created_at": (datetime, ...),
-        "updated_at": (datetime, ...),
-        "protected": (bool, ...),
-        "archived_at": (datetime | None, None),
-        "archive_reason": (str, ""),
-        "decay_score": (
-            int,
+        **LESSON_FIELDS,
+        "supersedes": (
+            list[str],
             Field(
-                ..., ge=0, le=100, description="Decay score 0–100 now (docs/decay.md); 100 when protected."
+                ...,
+                description="addresses this lesson replaces: lessons the gardener retired in its favour "
+                "(newest first), then those it names in `supersedes`; at most SUPERSEDES_SHOWN_MAX",
             ),
         ),
     },
-    base=LessonSchema,
+    base=LessonDetailSchema,
 )
 
 LessonIn = schema_model(

@@ -27,6 +27,7 @@ from lore.garden.detect import (
     near_duplicates,
     superseded,
 )
+from lore.garden.retiring import findings_analyze
 from lore.limits import GARDEN_FINDINGS_MAX
 from lore.models import Account, Activity, Finding, FindingMember, GardenRun, content_hash
 from lore.reads import reads_settle_for
@@ -248,6 +249,8 @@ def garden_inventory(
         found=found,
         phase="",
     )
+    if found:
+        findings_analyze()  # lists and searches plan their "proposed for retirement" probe on these statistics
     if actor:
         activity_record(
             account=account,

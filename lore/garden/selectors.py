@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from django.db.models import Prefetch, QuerySet
 
-from lore.models import Account, Finding, FindingMember, GardenRun, Lesson
+from lore.limits import SUPERSEDES_SHOWN_MAX
+from lore.models import Account, Finding, FindingMember, GardenRun, Lesson, SupersedesClaim
 from lore.scopes import repo_of
 
 
@@ -64,3 +68,37 @@ def lesson_supersedes(lesson: Lesson) -> list[Lesson]:
             :20
         ]
     )
+
+
+def lessons_superseded_by_mark(lessons: Sequence[Lesson]) -> None:
+    """Set each lesson's `superseded_by_ref` ({id, address} of the lesson that replaced it when the gardener
+    retired it, or None): one query for the lessons that carry one (only retired lessons do), none otherwise."""
+    wanted = {lesson.superseded_by_id for lesson in lessons if lesson.superseded_by_id is not None}
+    found = {}
+    if wanted:
+        rows = Lesson.objects.filter(
+            account_id__in={lesson.account_id for lesson in lessons}, pk__in=wanted
+        ).values_list("pk", "scope", "key")
+        found = {pk: {"id": pk, "address": f"{scope}::{key}"} for pk, scope, key in rows}
+    for lesson in lessons:
+        lesson.superseded_by_ref = found.get(lesson.superseded_by_id)  # type: ignore[attr-defined,arg-type]
+
+
+def lesson_superseded_by(lesson: Lesson) -> dict[str, Any] | None:
+    """{id, address} of the lesson that replaced `lesson` when the gardener retired it, or None."""
+    if not hasattr(lesson, "superseded_by_ref"):
+        lessons_superseded_by_mark([lesson])
+    return lesson.superseded_by_ref  # type: ignore[attr-defined,no-any-return]
+
+
+def lesson_supersedes_addresses(lesson: Lesson) -> list[str]:
+    """The addresses `lesson` replaces: the lessons the gardener retired in its favour (newest first), then the
+    ones it names in its `supersedes`; at most SUPERSEDES_SHOWN_MAX, each once. Two indexed queries."""
+    cap = SUPERSEDES_SHOWN_MAX.value
+    retired = Lesson.objects.filter(account_id=lesson.account_id, superseded_by=lesson).order_by(
+        "-archived_at", "-id"
+    )
+    claimed = SupersedesClaim.objects.filter(account_id=lesson.account_id, lesson=lesson).order_by("id")
+    addresses = [f"{scope}::{key}" for scope, key in retired.values_list("scope", "key")[:cap]]
+    addresses += [f"{scope}::{key}" for scope, key in claimed.values_list("scope", "key")]
+    return list(dict.fromkeys(addresses))[:cap]

@@ -211,3 +211,65 @@ def test_show_prints_the_decay_score_and_immune_for_a_pinned_lesson(lorekit, acc
     assert result.returncode == 0, result.stderr
     assert "Decay score 100/100" in result.stdout  # opening it just now restarted its clock
     assert "Decay score: immune (protected)" in lorekit("show", "repo::acme/app::pinned").stdout
+
+
+def test_garden_undo_restores_what_an_applied_finding_retired_and_refuses_a_finding_not_applied(
+    lorekit, account
+) -> None:  # noqa: ANN001
+    from lore.models import Finding
+    from tests.factories import finding_open
+
+    keeper = LessonFactory(account=account, key="use-uv", content="use uv, not pip")
+    copy = LessonFactory(account=account, key="use-uv-copy", content="Use uv, not pip.")
+    finding = finding_open(keeper, [copy])
+    not_applied = lorekit("garden", "--undo", str(finding.pk))
+    assert not_applied.returncode == 1
+    assert f"finding {finding.pk} is open: only an applied finding is undone" in not_applied.stderr
+    assert lorekit("garden", "--apply", str(finding.pk)).returncode == 0
+    copy.refresh_from_db()
+    assert copy.archived_at is not None and copy.superseded_by_id == keeper.pk
+    undone = lorekit("garden", "--undo", str(finding.pk))
+    assert undone.returncode == 0, undone.stderr
+    assert f"Undid finding {finding.pk}: 1 lesson restored; the finding is dismissed." in undone.stdout
+    copy.refresh_from_db()
+    assert copy.archived_at is None and copy.superseded_by_id is None
+    assert Finding.objects.get(pk=finding.pk).status == "dismissed"
+    again = lorekit("garden", "--undo", str(finding.pk), "--json")
+    assert again.returncode == 1 and json.loads(again.stdout)["error"]["code"] == "not_open"
+    assert lorekit("garden", "--undo", "999999").returncode == 3
+    both = lorekit("garden", "--apply", str(finding.pk), "--undo", str(finding.pk))
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_show_prints_what_replaced_a_lesson_and_what_it_replaces_without_terminal_controls(
+    lorekit, account
+) -> None:  # noqa: ANN001
+    from tests.factories import finding_open
+
+    keeper = LessonFactory(account=account, key="use-uv\u202e", content="use uv, not pip")
+    copy = LessonFactory(account=account, key="use-uv-copy", content="Use uv, not pip.")
+    finding = finding_open(keeper, [copy])
+    listed = lorekit("list")
+    assert "repo::acme/app::use-uv-copy [proposed for retirement]" in listed.stdout
+    assert listed.stdout.index("repo::acme/app::use-uv ") < listed.stdout.index("use-uv-copy")
+    shown = lorekit("show", "repo::acme/app::use-uv-copy")
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        f"Proposed for retirement (near duplicate, finding {finding.pk}): prefer repo::acme/app::use-uv\n"
+        in shown.stdout
+    )
+    assert "\u202e" not in shown.stdout
+    copy.refresh_from_db()  # the open moved its counters, not updated_at: still the finding's
+    assert lorekit("garden", "--apply", str(finding.pk)).returncode == 0
+    retired = lorekit("show", "repo::acme/app::use-uv-copy")
+    assert retired.returncode == 1
+    assert "is archived, superseded by repo::acme/app::use-uv: read that one" in retired.stderr
+    assert "\u202e" not in retired.stderr
+    archived = json.loads(lorekit("list", "--archived", "--json").stdout)["items"]
+    assert [(item["key"], item["superseded_by"]["address"]) for item in archived] == [
+        ("use-uv-copy", "repo::acme/app::use-uv\u202e")  # --json is the server's answer, untouched
+    ]
+    keeper_shown = lorekit("show", "repo::acme/app::use-uv\u202e")
+    assert "Supersedes: repo::acme/app::use-uv-copy" in keeper_shown.stdout
+    detail = json.loads(lorekit("show", "repo::acme/app::use-uv\u202e", "--json").stdout)
+    assert detail["supersedes"] == ["repo::acme/app::use-uv-copy"] and detail["superseded_by"] is None

@@ -28,6 +28,7 @@ TOOL_NAMES = [
     "groom.run",
     "garden.report",
     "garden.apply",
+    "garden.undo",
 ]
 
 
@@ -202,3 +203,35 @@ def test_garden_report_then_apply_retires_the_finding(lorekit_env, account) -> N
     copy = Lesson.objects.get(key="use-uv-2")
     assert copy.archived_at is not None and copy.superseded_by_id == keeper.pk
     assert Finding.objects.get().status == "applied"
+
+
+def test_search_ranks_the_keeper_first_read_names_what_it_replaces_and_undo_restores(
+    lorekit_env, account
+) -> None:  # noqa: ANN001
+    from lore.models import Finding
+    from tests.factories import finding_open
+
+    month_ago = timezone.now() - timedelta(days=30)
+    keeper = LessonFactory(account=account, key="use-uv", content="use uv, not pip", created_at=month_ago)
+    copy = LessonFactory(account=account, key="use-uv-copy", content="Use uv, not pip.")
+    finding = finding_open(keeper, [copy])
+
+    async def script(session):  # noqa: ANN001, ANN202
+        found = result_of(await session.call_tool("memory.search", {"query": "uv"}))
+        not_applied = await session.call_tool("garden.undo", {"id": finding.pk})
+        applied = result_of(await session.call_tool("garden.apply", {"id": finding.pk}))
+        opened = result_of(await session.call_tool("memory.read", {"address": keeper.address}))
+        retired = await session.call_tool("memory.read", {"address": copy.address})
+        undone = result_of(await session.call_tool("garden.undo", {"id": finding.pk}))
+        return found, not_applied, applied, opened, retired, undone
+
+    found, not_applied, applied, opened, retired, undone = with_session(lorekit_env, script)
+    assert [item["key"] for item in found["items"]] == ["use-uv", "use-uv-copy"]
+    assert found["items"][1]["proposed_retirement"]["keeper"] == {"id": keeper.pk, "address": keeper.address}
+    assert not_applied.is_error and not_applied.structured_content["error"]["code"] == "not_open"
+    assert applied["archived"] == 1
+    assert opened["supersedes"] == [copy.address] and opened["superseded_by"] is None
+    assert retired.is_error and f"superseded by {keeper.address}" in retired.content[0].text
+    assert undone == {"finding": finding.pk, "restored": 1}
+    copy.refresh_from_db()
+    assert copy.archived_at is None and Finding.objects.get(pk=finding.pk).status == "dismissed"

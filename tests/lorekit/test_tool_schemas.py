@@ -26,6 +26,7 @@ COMMANDS = {
     "groom.run": ("groom",),
     "garden.report": ("garden",),
     "garden.apply": ("garden",),
+    "garden.undo": ("garden",),
 }
 # A tool parameter its command takes under another name (or not as a flag at all: None), and why.
 OTHERWISE: dict[tuple[str, str], str | None] = {
@@ -40,6 +41,7 @@ OTHERWISE: dict[tuple[str, str], str | None] = {
     ("memory.protect", "protected"): "off",  # pin/unpin, protect --off: the same boolean, inverted
     ("groom.run", "as_of"): None,  # the CLI's --run confirms the preview it has just taken itself
     ("garden.apply", "id"): "apply",  # garden --apply ID…
+    ("garden.undo", "id"): "undo",  # garden --undo ID
 }
 
 

@@ -240,6 +240,7 @@ def mcp_cases(world: World) -> dict[str, tuple[str, dict[str, Any]]]:
         "groom.run": ("groom", {"policy_id": world.global_policy.pk}),
         "garden.report": ("read", {}),
         "garden.apply": ("groom", {"id": world.findings[0].pk}),
+        "garden.undo": ("groom", {"id": world.findings[1].pk}),
     }
 
 

@@ -344,7 +344,10 @@ def cli_attempts(command: tuple[str, ...], world: World) -> list[tuple[list[str]
         ("search",): [(["a-secret"], "own", None)],
         ("export",): [([], "own", None)],
         ("import",): [(["-"], "own", import_line)],
-        ("garden",): [(["--apply", str(world.findings[0].pk)], NOT_FOUND, None)],
+        ("garden",): [
+            (["--apply", str(world.findings[0].pk)], NOT_FOUND, None),
+            (["--undo", str(world.findings[1].pk)], NOT_FOUND, None),
+        ],
     }
     assert command in cases, f"lorekit {' '.join(command)}: teach the tenancy matrix how B would aim it at A"
     return [([*command, *args], expected, stdin) for args, expected, stdin in cases[command]]
@@ -411,7 +414,7 @@ def test_every_cli_command_is_refused_across_tenants_and_changes_nothing(account
         failures = [f for f in pool.map(attempt, refused) if f] + [f for f in pool.map(attempt, own) if f]
     assert failures == []
     assert tenant_state(account) == before
-    assert len(refused) + len(own) == len(CLI_LEAVES) + 2
+    assert len(refused) + len(own) == len(CLI_LEAVES) + 2 + 1  # garden is tried with --apply and --undo
 
 
 def test_the_cli_matrix_covers_every_command_of_the_parser() -> None:
@@ -451,6 +454,7 @@ def mcp_attempts(world: World) -> dict[str, list[tuple[dict[str, Any], str]]]:
         ],
         "garden.report": [({}, "own"), ({"status": "applied", "run": True}, "own")],
         "garden.apply": [({"id": world.findings[0].pk}, "refused")],
+        "garden.undo": [({"id": world.findings[1].pk}, "refused")],
     }
 
 
