@@ -1,39 +1,45 @@
 """Every lesson's LSH bands computed again: the signature scheme changed (16 bands of 3 rows; shingles of the
-content without its provenance date, a plural -s dropped; docs/gardener.md). Bands are derived data, so this
-only rewrites them, a batch of lessons at a time."""
+content without its provenance date, a plural -s dropped; docs/gardener.md). Bands are derived data, so the table is
+emptied at once and written again a batch of lessons at a time, with COPY on PostgreSQL (about 0.1 s of CPU per
+thousand lessons for the signatures)."""
 
 from django.db import migrations
 
-BATCH = 5000
+BATCH = 10_000
 
 
 def resign(apps, schema_editor):  # noqa: ANN001, ANN201
     from lore.garden.signatures import band_hashes
 
-    lesson_model = apps.get_model("lore", "Lesson")
-    band_model = apps.get_model("lore", "LessonBand")
-    # Every band is replaced: empty the table at once (TRUNCATE on PostgreSQL, not a DELETE per batch).
-    table = schema_editor.quote_name(band_model._meta.db_table)
-    truncate = "TRUNCATE {}" if schema_editor.connection.vendor == "postgresql" else "DELETE FROM {}"
-    schema_editor.execute(truncate.format(table))
-    last = 0
-    while True:
-        rows = list(
-            lesson_model.objects.filter(pk__gt=last)
-            .order_by("pk")
-            .values_list("pk", "account_id", "scope", "key", "content")[:BATCH]
-        )
-        if not rows:
-            return
-        band_model.objects.bulk_create(
-            [
-                band_model(account_id=account_id, lesson_id=pk, hash=value)
+    connection = schema_editor.connection
+    lessons = apps.get_model("lore", "Lesson")._meta.db_table
+    bands = apps.get_model("lore", "LessonBand")._meta.db_table
+    postgres = connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {bands}" if postgres else f"DELETE FROM {bands}")
+        last = 0
+        while True:
+            cursor.execute(
+                f"SELECT id, account_id, scope, key, content FROM {lessons} WHERE id > %s ORDER BY id LIMIT %s",
+                [last, BATCH],
+            )
+            rows = cursor.fetchall()
+            if not rows:
+                return
+            values = [
+                (pk, account_id, value)
                 for pk, account_id, scope, key, content in rows
                 for value in band_hashes(scope, key, content)
-            ],
-            batch_size=BATCH,
-        )
-        last = rows[-1][0]
+            ]
+            if postgres:
+                with cursor.cursor.copy(f"COPY {bands} (lesson_id, account_id, hash) FROM STDIN") as copy:
+                    for row in values:
+                        copy.write_row(row)
+            else:
+                cursor.executemany(
+                    f"INSERT INTO {bands} (lesson_id, account_id, hash) VALUES (%s, %s, %s)", values
+                )
+            last = rows[-1][0]
 
 
 class Migration(migrations.Migration):
