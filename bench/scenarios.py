@@ -232,6 +232,33 @@ def _admin_first_key(ctx: Context, params: dict[str, object]) -> str:
     return first.key if first else ""
 
 
+def _health_path(ctx: Context) -> str:
+    """Settings → Health, with the 89 daily rollups a store three months old has (written here if missing, as
+    the nightly rollup leaves them: the page reads those rows and counts today live)."""
+    from lore.models import DailyRollup
+    from lore.rollups import day_figures, day_of
+
+    account, today = ctx.ids.account, day_of(ctx.now)
+    if DailyRollup.objects.filter(account=account).count() < 89:
+        figures = day_figures(account, today, totals=True)
+        DailyRollup.objects.bulk_create(
+            [
+                DailyRollup(
+                    account=account,
+                    day=today - timedelta(days=back),
+                    active=figures.active,
+                    archived=figures.archived,
+                    purged=figures.purged,
+                    reads=figures.reads,
+                    computed_at=ctx.now,
+                )  # fmt: skip
+                for back in range(1, 90)
+            ],
+            ignore_conflicts=True,
+        )
+    return account_reverse(account, "policies:health")
+
+
 def scenarios_build(ctx: Context) -> list[Scenario]:
     """Every scenario of the bench, in report order (available or not)."""
     now = ctx.now
@@ -300,6 +327,12 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             path=f"{menu}?section=kind",
             headers={"HX-Request": "true"},
             expect="decision",
+        ),
+        Scenario(
+            "settings.health",
+            "Settings → Health: 90 days of daily rollups + today live (4 SVG charts)",
+            path=_health_path(ctx),
+            expect='id="health-reads"',
         ),
         Scenario(
             "admin.page",
