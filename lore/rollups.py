@@ -182,8 +182,23 @@ def day_figures(account: Account, day: date, *, totals: bool) -> DayFigures:
     if not totals:
         return figures
     active, archived = lesson_totals(account)
-    purged = Tombstone.objects.filter(account=account, purged_at__lt=end).count()
-    return DayFigures(**{**asdict(figures), "active": active, "archived": archived, "purged": purged})
+    return DayFigures(
+        **{**asdict(figures), "active": active, "archived": archived, "purged": _purged(account, day)}
+    )
+
+
+def _purged(account: Account, day: date) -> int:
+    """Tombstones at the end of `day`: the day before's rollup plus the day's purges (a range of one day on the
+    tombstone index), or, without that rollup, all of them counted."""
+    start, end = day_start(day), day_start(day + timedelta(days=1))
+    before = DailyRollup.objects.filter(account=account, day=day - timedelta(days=1), purged__isnull=False)
+    known = before.values_list("purged", flat=True).first()
+    if known is None:
+        return Tombstone.objects.filter(account=account, purged_at__lt=end).count()
+    return (
+        int(known)
+        + Tombstone.objects.filter(account=account, purged_at__gte=start, purged_at__lt=end).count()
+    )
 
 
 def rollups_keep(account: Account, *, now: datetime) -> int:

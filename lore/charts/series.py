@@ -36,6 +36,7 @@ class Series:
 class Tick:
     at: float  # x or y in the viewBox
     label: str
+    anchor: str = "middle"  # SVG text-anchor: the first x label starts at its point, the last ends there
 
 
 @dataclass(frozen=True)
@@ -118,15 +119,18 @@ class Chart:
         return [s.label for s in self.series] + ([self.mark_label] if self.mark_label else [])
 
 
-def nice_ceiling(value: float) -> int:
-    """The smallest 1, 2, 2.5 or 5 × 10^k at or above `value` (at least 1): the top of the y axis."""
+def nice_step(value: float) -> int:
+    """The smallest 1, 2 or 5 × 10^k at or above `value` (at least 1): the distance between two y ticks."""
     if value <= 1:
         return 1
     power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if step * power >= value:
-            return int(math.ceil(step * power))
-    return int(10 * power)  # pragma: no cover - the loop always returns
+    return int(next(step * power for step in (1, 2, 5, 10) if step * power >= value))
+
+
+def y_scale(highest: float) -> tuple[int, int]:
+    """(top of the y axis, step between ticks): at most Y_TICKS steps of a round size, the top a whole step."""
+    step = nice_step(highest / Y_TICKS)
+    return max(step * math.ceil(highest / step), step), step
 
 
 def short_number(value: float) -> str:
@@ -138,12 +142,13 @@ def short_number(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def _y_ticks(top: int, height: int) -> tuple[tuple[Tick, ...], float]:
-    """Ticks from 0 to `top` and the height of one unit in the viewBox."""
+def _y_ticks(highest: float, height: int) -> tuple[tuple[Tick, ...], float]:
+    """Ticks from 0 to the top of the axis over `highest`, and the height of one unit in the viewBox."""
+    top, step = y_scale(highest)
     plot = height - TOP - BOTTOM
     ticks = tuple(
-        Tick(round(height - BOTTOM - plot * i / Y_TICKS, 2), short_number(top * i / Y_TICKS))
-        for i in range(Y_TICKS + 1)
+        Tick(round(height - BOTTOM - plot * value / top, 2), short_number(value))
+        for value in range(0, top + 1, step)
     )
     return ticks, plot / top
 
@@ -158,11 +163,19 @@ def _x_ticks(centres: Sequence[float], labels: Sequence[str]) -> tuple[Tick, ...
         picked = range(n)
     else:
         picked = sorted({round(i * (n - 1) / (X_TICKS_MAX - 1)) for i in range(X_TICKS_MAX)})
-    return tuple(Tick(round(centres[i], 2), labels[i]) for i in picked)
+    last = picked[-1]
+    return tuple(
+        Tick(
+            round(centres[i], 2),
+            labels[i],
+            "start" if i == 0 and n > 1 else "end" if i == last and n > 1 else "middle",
+        )
+        for i in picked
+    )
 
 
-def _top(series: Sequence[Series]) -> int:
-    return nice_ceiling(max((v for s in series for v in s.values if v is not None), default=0))
+def _highest(series: Sequence[Series]) -> int:
+    return max((v for s in series for v in s.values if v is not None), default=0)
 
 
 def line_chart(
@@ -172,7 +185,7 @@ def line_chart(
     n = len(labels)
     span = WIDTH - LEFT - RIGHT
     xs = [LEFT + (span * i / (n - 1) if n > 1 else span / 2) for i in range(n)]
-    y_ticks, unit = _y_ticks(_top(series), HEIGHT)
+    y_ticks, unit = _y_ticks(_highest(series), HEIGHT)
     lines = []
     for s in series:
         segments: list[list[tuple[float, float]]] = [[]]
@@ -215,7 +228,7 @@ def bar_chart(
     n, k = len(labels), max(len(series), 1)
     slot = (WIDTH - LEFT - RIGHT) / max(n, 1)
     bar_width = max(slot * 0.8 / k, 0.5)
-    y_ticks, unit = _y_ticks(_top(series), HEIGHT)
+    y_ticks, unit = _y_ticks(_highest(series), HEIGHT)
     centres = [LEFT + slot * (i + 0.5) for i in range(n)]
     bars = []
     for j, s in enumerate(series):
@@ -224,7 +237,6 @@ def bar_chart(
                 continue
             height = value * unit
             x = centres[i] - bar_width * k / 2 + bar_width * j
-            title = f"{labels[i]} · {s.label}: {value:,}"
             bars.append(
                 Bar(
                     s.key,
@@ -232,7 +244,7 @@ def bar_chart(
                     round(HEIGHT - BOTTOM - height, 2),
                     round(bar_width, 2),
                     round(height, 2),
-                    title,
+                    f"{labels[i]} · {s.label}: {value:,}",
                 )
             )
     marks = tuple(

@@ -26,6 +26,7 @@ from lore.models import (
     PolicyRun,
     ReadEvent,
     RollupState,
+    Tombstone,
 )
 from lore.rollups import (
     account_health,
@@ -242,3 +243,17 @@ def test_the_nightly_rollup_is_on_the_beat_schedule_after_midnight() -> None:
     entry = app.conf.beat_schedule["nightly-rollups"]
     assert entry["task"] == ROLLUPS_TASK
     assert entry["schedule"].hour == {0} and entry["schedule"].minute == {5}
+
+
+def test_purged_lessons_are_the_day_befores_total_plus_the_days_tombstones(account: Account) -> None:
+    now = timezone.now()
+    today = day_of(now)
+    DailyRollup.objects.create(account=account, day=today - timedelta(days=1), purged=40, computed_at=now)
+    for purged_at in (now, now - timedelta(days=1)):  # yesterday's is already in its rollup's 40
+        Tombstone.objects.create(account=account, lesson_id=1, scope="global", key="k", content_hash="x",
+                                 archived_at=purged_at, purged_at=purged_at)  # fmt: skip
+    assert account_health(account, now=now).today.purged == 41
+    DailyRollup.objects.all().delete()
+    assert (
+        account_health(account, now=now).today.purged == 2
+    )  # no rollup to start from: every tombstone counted
