@@ -62,7 +62,7 @@ def _sizes(account_id: int) -> dict[str, dict[str, int]]:
     }
 
 
-def _fabricate(account_id: int, args: argparse.Namespace) -> dict[str, float]:
+def _fabricate(account_id: int, args: argparse.Namespace, now: object) -> dict[str, float]:
     """A year of reads and of daily rewrites of the hot lessons, ending now. Seconds each insert took."""
     timings = {}
     started = time.monotonic()
@@ -70,23 +70,23 @@ def _fabricate(account_id: int, args: argparse.Namespace) -> dict[str, float]:
         """
         INSERT INTO lore_readevent (account_id, scope, surface, lesson_count, at)
         SELECT %s, scopes[1 + (i %% array_length(scopes, 1))], surfaces[1 + (i %% 4)], (ARRAY[1, 1, 20, 20, 50])[1 + (i %% 5)],
-               now() - make_interval(secs => (i::float8 / %s) * 86400)
+               %s::timestamptz - make_interval(secs => (i::float8 / %s) * 86400)
         FROM generate_series(1, %s) AS i,
              (SELECT array_agg(DISTINCT scope) AS scopes FROM lore_lesson WHERE account_id = %s) AS s,
              (SELECT ARRAY['api', 'cli', 'mcp', 'dashboard'] AS surfaces) AS f
         """,
-        [account_id, args.reads_per_day, args.reads_per_day * args.days, account_id],
+        [account_id, now, args.reads_per_day, args.reads_per_day * args.days, account_id],
     )
     timings["insert_reads_s"] = round(time.monotonic() - started, 1)
     started = time.monotonic()
     _execute(
         """
         INSERT INTO lore_lessonevent (account_id, lesson_id, action, actor, run_id, detail, at)
-        SELECT %s, l.id, 'written', 'bench', NULL, 'bench-year', now() - make_interval(days => d)
+        SELECT %s, l.id, 'written', 'bench', NULL, 'bench-year', %s::timestamptz - make_interval(days => d)
         FROM (SELECT id FROM lore_lesson WHERE account_id = %s ORDER BY id LIMIT %s) AS l,
              generate_series(0, %s - 1) AS d
         """,
-        [account_id, account_id, int(args.lessons * args.hot_share), args.days],
+        [account_id, now, account_id, int(args.lessons * args.hot_share), args.days],
     )
     timings["insert_events_s"] = round(time.monotonic() - started, 1)
     _execute("ANALYZE lore_readevent")
@@ -94,14 +94,13 @@ def _fabricate(account_id: int, args: argparse.Namespace) -> dict[str, float]:
     return timings
 
 
-def _read_cards(account) -> dict[str, int]:  # noqa: ANN001
+def _read_cards(account, now) -> dict[str, int]:  # noqa: ANN001
+    """The Read card at one moment (a preset's window slides with `now`), for the presets and a year-long range."""
     from django.http import QueryDict
-    from django.utils import timezone
 
     from explorer.queries import read_card
     from explorer.state import ExplorerState
 
-    now = timezone.now()
     year = f"{(now - timedelta(days=400)).date()}..{now.date()}"
     return {
         query: read_card(account, ExplorerState.from_query(QueryDict(query)), now=now).delivered
@@ -136,16 +135,16 @@ def main(argv: list[str] | None = None) -> int:
         model.objects.filter(account=account).delete()
     _execute("VACUUM FULL lore_readevent")
     _execute("VACUUM FULL lore_lessonevent")
-    now = timezone.now()
+    now = timezone.now()  # one moment for the fabricated year, the cards and the rollup
     Account.objects.filter(pk=account.pk).update(created_at=now - timedelta(days=args.days))
     account.refresh_from_db()
 
     result: dict[str, object] = {"args": vars(args), "horizon_days": horizon_days()}
-    result["fabricate"] = _fabricate(account.pk, args)
+    result["fabricate"] = _fabricate(account.pk, args, now)
     result["before"] = _sizes(account.pk)
-    cards = _read_cards(account)
+    cards = _read_cards(account, now)
     started = time.monotonic()
-    report = rollups_nightly(accounts=[account])
+    report = rollups_nightly(now=now, accounts=[account])
     result["rollup_s"] = round(time.monotonic() - started, 1)
     result["rollup"] = {
         "days": report.days,
@@ -159,8 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     for table in TABLES:
         _execute(f"VACUUM FULL {table}")
     result["after_vacuum_full"] = _sizes(account.pk)
-    result["read_cards_equal"] = _read_cards(account) == cards
-    result["read_cards"] = cards
+    after = _read_cards(account, now)
+    result["read_cards_equal"] = after == cards
+    result["read_cards"] = {"before": cards, "after": after}
     print(json.dumps(result, indent=2))
     print(_markdown(result))
     return 0 if result["read_cards_equal"] else 1

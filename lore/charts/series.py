@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 WIDTH, HEIGHT = 640, 220
 LEFT, RIGHT, TOP, BOTTOM = 52, 10, 10, 26  # room for the y labels, the x labels
-X_TICKS_MAX = 6
+X_LABELS_SHOWN = 6
 Y_TICKS = 4
 
 
@@ -154,15 +154,15 @@ def _y_ticks(highest: float, height: int) -> tuple[tuple[Tick, ...], float]:
 
 
 def _x_ticks(centres: Sequence[float], labels: Sequence[str]) -> tuple[Tick, ...]:
-    """At most X_TICKS_MAX labels, evenly spread, the first and the last always among them."""
+    """At most X_LABELS_SHOWN labels, evenly spread, the first and the last always among them."""
     n = len(labels)
     if n == 0:
         return ()
     picked: Sequence[int]
-    if n <= X_TICKS_MAX:
+    if n <= X_LABELS_SHOWN:
         picked = range(n)
     else:
-        picked = sorted({round(i * (n - 1) / (X_TICKS_MAX - 1)) for i in range(X_TICKS_MAX)})
+        picked = sorted({round(i * (n - 1) / (X_LABELS_SHOWN - 1)) for i in range(X_LABELS_SHOWN)})
     last = picked[-1]
     return tuple(
         Tick(
