@@ -60,6 +60,7 @@ from lore.value_counts import maintained, page_counts
 HORIZON_FLOOR_DAYS = 90  # the Read card's longest preset and its all-time window (explorer.state)
 NOT_COUNTED_AS_READS = (ReadEvent.Surface.DASHBOARD,)  # a person browsing is not a delivery the card counts
 STOPPED = (PolicyRun.Status.INTERRUPTED, PolicyRun.Status.FAILED)
+ARCHIVED = LessonEvent.Action.ARCHIVED.value
 
 
 def horizon_days() -> int:
@@ -281,11 +282,13 @@ def _daily_reads_add(account: Account, taken: Iterable[tuple[datetime, str, str,
 
 def read_events_compact(account: Account, *, now: datetime, deadline: float) -> int:
     """Roll the account's read events older than the horizon into DailyReads, ROLLUP_BATCH rows a transaction
-    (the account row locked, so two runs never add the same day twice). Answers how many rows went."""
+    (the account row locked, so two runs never add to the same day at once). Answers how many rows went."""
     before, total = horizon_start(now), 0
     while time.monotonic() < deadline:
         with transaction.atomic():
-            Account.objects.select_for_update().filter(pk=account.pk).first()
+            # FOR NO KEY UPDATE: serializes two rollups of the account, never the reads whose inserts check
+            # their account key (FOR KEY SHARE) meanwhile.
+            Account.objects.select_for_update(no_key=True).filter(pk=account.pk).first()
             taken = _read_events_take(account, before, ROLLUP_BATCH.value)
             if not taken:
                 break
@@ -330,7 +333,7 @@ def lesson_events_prune(account: Account, *, now: datetime, deadline: float) -> 
         )
         with transaction.atomic():
             if ids:
-                params = [account.pk, ids[0], ids[-1], LESSON_HISTORY_SHOWN.value, before, "archived"]
+                params = [account.pk, ids[0], ids[-1], LESSON_HISTORY_SHOWN.value, before, ARCHIVED]
                 with connection.cursor() as cursor:
                     cursor.execute(_prune_sql(), params)
                     total += max(cursor.rowcount, 0)
@@ -359,10 +362,12 @@ def rollups_nightly(
     now = now or timezone.now()
     deadline = time.monotonic() + ROLLUP_TIME_LIMIT.value
     report = RollupReport()
-    for account in accounts if accounts is not None else Account.objects.order_by("pk"):
+    every = list(accounts if accounts is not None else Account.objects.order_by("pk"))
+    for account in every:  # the day's rows first, for every account: a few queries each
+        report.days += rollups_keep(account, now=now)
+    for account in every:  # then the deletions, as far as the time limit lets them go
         if time.monotonic() >= deadline:
             break
-        report.days += rollups_keep(account, now=now)
         report.reads_rolled += read_events_compact(account, now=now, deadline=deadline)
         report.events_pruned += lesson_events_prune(account, now=now, deadline=deadline)
         report.accounts.append(account.pk)
