@@ -101,7 +101,7 @@ def test_screenshots_of_runs_forecast_and_health(page, account) -> None:  # noqa
     _runs_over_six_weeks(account, policy)
     _ninety_days(account)
     DOCS.mkdir(exist_ok=True)
-    page.set_viewport_size({"width": 1280, "height": 1240})
+    page.set_viewport_size({"width": 1280, "height": 1400})
 
     page.goto(f"/a/acme/settings/policies/{policy.pk}/")
     page.wait_for_selector("#forecast-chart")
