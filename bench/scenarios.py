@@ -259,6 +259,18 @@ def _health_path(ctx: Context) -> str:
     return account_reverse(account, "policies:health")
 
 
+def _forecast_path(ctx: Context) -> str:
+    """A policy's forecast (three counts of the ~10% rule: tonight, in 7 and in 30 days), the policy made once."""
+    from policies.models import RetentionPolicy
+    from policies.services import policy_create
+
+    name = "bench forecast (~10% rule)"
+    policy = RetentionPolicy.objects.filter(account=ctx.ids.account, name=name).first() or policy_create(
+        account=ctx.ids.account, rule=rule_10pct(), name=name
+    )
+    return account_reverse(ctx.ids.account, "policies:forecast", policy.pk)
+
+
 def scenarios_build(ctx: Context) -> list[Scenario]:
     """Every scenario of the bench, in report order (available or not)."""
     now = ctx.now
@@ -333,6 +345,13 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             "Settings → Health: 90 days of daily rollups + today live (4 SVG charts)",
             path=_health_path(ctx),
             expect='id="health-reads"',
+        ),
+        Scenario(
+            "settings.forecast",
+            "Policy forecast (htmx): the ~10% rule counted tonight, in 7 and in 30 days",
+            path=_forecast_path(ctx),
+            headers={"HX-Request": "true"},
+            expect='id="forecast-chart"',
         ),
         Scenario(
             "admin.page",
