@@ -40,6 +40,7 @@ from lore.rollups import (
 )
 from lore.rules.rule import Rule
 from lore.services import lesson_protect
+from lore.tasks import nightly_rollups
 from policies import grooming
 from policies.services import policy_create
 from tests.factories import LessonFactory
@@ -257,3 +258,11 @@ def test_purged_lessons_are_the_day_befores_total_plus_the_days_tombstones(accou
     assert (
         account_health(account, now=now).today.purged == 2
     )  # no rollup to start from: every tombstone counted
+
+
+def test_the_nightly_task_rolls_every_account_up(account: Account, other_account: Account) -> None:
+    for each in (account, other_account):
+        Account.objects.filter(pk=each.pk).update(created_at=timezone.now() - timedelta(days=3))
+    result = nightly_rollups.delay().get()
+    assert result["days"] == 6  # three days each: the day it was created, the day after, yesterday
+    assert DailyRollup.objects.filter(account=other_account).count() == 3
