@@ -232,6 +232,45 @@ def _admin_first_key(ctx: Context, params: dict[str, object]) -> str:
     return first.key if first else ""
 
 
+def _health_path(ctx: Context) -> str:
+    """Settings → Health, with the 89 daily rollups a store three months old has (written here if missing, as
+    the nightly rollup leaves them: the page reads those rows and counts today live)."""
+    from lore.models import DailyRollup
+    from lore.rollups import day_figures, day_of
+
+    account, today = ctx.ids.account, day_of(ctx.now)
+    if DailyRollup.objects.filter(account=account).count() < 89:
+        figures = day_figures(account, today, totals=True)
+        DailyRollup.objects.bulk_create(
+            [
+                DailyRollup(
+                    account=account,
+                    day=today - timedelta(days=back),
+                    active=figures.active,
+                    archived=figures.archived,
+                    purged=figures.purged,
+                    reads=figures.reads,
+                    computed_at=ctx.now,
+                )  # fmt: skip
+                for back in range(1, 90)
+            ],
+            ignore_conflicts=True,
+        )
+    return account_reverse(account, "policies:health")
+
+
+def _forecast_path(ctx: Context) -> str:
+    """A policy's forecast (three counts of the ~10% rule: tonight, in 7 and in 30 days), the policy made once."""
+    from policies.models import RetentionPolicy
+    from policies.services import policy_create
+
+    name = "bench forecast (~10% rule)"
+    policy = RetentionPolicy.objects.filter(account=ctx.ids.account, name=name).first() or policy_create(
+        account=ctx.ids.account, rule=rule_10pct(), name=name
+    )
+    return account_reverse(ctx.ids.account, "policies:forecast", policy.pk)
+
+
 def scenarios_build(ctx: Context) -> list[Scenario]:
     """Every scenario of the bench, in report order (available or not)."""
     now = ctx.now
@@ -300,6 +339,19 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             path=f"{menu}?section=kind",
             headers={"HX-Request": "true"},
             expect="decision",
+        ),
+        Scenario(
+            "settings.health",
+            "Settings → Health: 90 days of daily rollups + today live (4 SVG charts)",
+            path=_health_path(ctx),
+            expect='id="health-reads"',
+        ),
+        Scenario(
+            "settings.forecast",
+            "Policy forecast (htmx): the ~10% rule counted tonight, in 7 and in 30 days",
+            path=_forecast_path(ctx),
+            headers={"HX-Request": "true"},
+            expect='id="forecast-chart"',
         ),
         Scenario(
             "admin.page",

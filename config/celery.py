@@ -27,6 +27,7 @@ GARDEN_DELAY_MINUTES = 30  # after the sweep's tick: the sweep's archive runs go
 TRANSFERS_EXPIRE_TASK = "lore.tasks.transfer_jobs_expire"
 READS_FOLD_TASK = "lore.tasks.reads_fold_all"
 VALUE_COUNTS_FOLD_TASK = "lore.tasks.value_counts_fold_all"
+ROLLUPS_TASK = "lore.tasks.nightly_rollups"
 
 app = Celery("lore")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -60,6 +61,9 @@ def beat_schedule(spec: str) -> dict[str, dict[str, Any]]:
         "reads-fold": {"task": READS_FOLD_TASK, "schedule": crontab(minute="*")},
         # Every minute: the per-value counts' appended changes summed, one row per value (lore.value_counts).
         "value-counts-fold": {"task": VALUE_COUNTS_FOLD_TASK, "schedule": crontab(minute="*")},
+        # Minutes after midnight UTC (the days of the rollups are UTC days): the day that ended is rolled up
+        # while its lesson totals are still its end-of-day totals (lore.rollups).
+        "nightly-rollups": {"task": ROLLUPS_TASK, "schedule": crontab(minute="5", hour="0")},
     }
 
 

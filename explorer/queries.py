@@ -13,12 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Sum, Value, When
+from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Value, When
 
 from explorer.state import ExplorerState
 from lore.candidates import rule_predicate
 from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter
-from lore.models import Account, Lesson, LessonTag, ReadEvent
+from lore.models import Account, Lesson, LessonTag
+from lore.rollups import deliveries_between
 from lore.rules.rule import Rule
 from lore.scopes import scope_q
 from lore.selectors import dimension_value_counts as _value_counts
@@ -206,17 +207,12 @@ class ReadCard:
 
 
 def read_card(account: Account, state: ExplorerState, *, now: datetime) -> ReadCard:
-    """Deliveries recorded against the scope in the range (dashboard reads left out). Scope-level by nature."""
+    """Deliveries recorded against the scope in the range (dashboard reads left out): the read events still kept
+    plus the days rolled up past the horizon (lore.rollups). Scope-level by nature."""
     since, until, defaulted = state.range.read_window(now)
-    qs = ReadEvent.objects.filter(account=account).exclude(surface=ReadEvent.Surface.DASHBOARD)
-    qs = qs.filter(scope_q(state.scope))
-    if since is not None:
-        qs = qs.filter(at__gte=since)
-    if until is not None:
-        qs = qs.filter(at__lt=until)
-    total = qs.aggregate(n=Sum("lesson_count"))["n"] or 0
+    total = deliveries_between(account, since=since, until=until, scope=state.scope)
     label = "last 90 days" if defaulted else state.range.label.lower()
-    return ReadCard(int(total), label, defaulted)
+    return ReadCard(total, label, defaulted)
 
 
 @dataclass(frozen=True)

@@ -374,6 +374,46 @@ METRICS_POLICIES_MAX = Limit(
     setting="LORE_METRICS_POLICIES_MAX",
     why="a scrape answers the same few series whatever the number of policies",
 )
+# Daily rollups and the bounded event tables (lore.rollups).
+EVENTS_HORIZON_DAYS = Limit(
+    "EVENTS_HORIZON_DAYS",
+    90,
+    "days",
+    "of read deliveries and lesson events kept row by row; older days are kept as daily rollups",
+    setting="LORE_EVENTS_HORIZON_DAYS",
+    why="never below 90 (the Read card's longest preset and its all-time window), so a preset is always answered "
+    "from the rows and a custom range, whole days, from the rows and the rollups alike",
+)
+ROLLUP_BACKFILL_DAYS = Limit(
+    "ROLLUP_BACKFILL_DAYS",
+    90,
+    "days",
+    "of daily rollups one run writes for an account that has none yet (or missed nights)",
+    setting="LORE_ROLLUP_BACKFILL_DAYS",
+    why="never more than the events horizon: a day is rolled up from rows still kept",
+)
+ROLLUP_BATCH = Limit(
+    "ROLLUP_BATCH",
+    5000,
+    "rows",
+    "of read events rolled up and deleted per transaction (or lessons whose old events are pruned)",
+    setting="LORE_ROLLUP_BATCH",
+    why="a batch deletes its rows and adds them to the rollups in one transaction: a crash loses or doubles nothing",
+)
+ROLLUP_TIME_LIMIT = Limit(
+    "ROLLUP_TIME_LIMIT",
+    600,
+    "seconds",
+    "for one nightly run of the rollups (it stops between batches; the next night goes on)",
+    setting="LORE_ROLLUP_TIME_LIMIT",
+)
+LESSON_HISTORY_SHOWN = Limit(
+    "LESSON_HISTORY_SHOWN",
+    50,
+    "events",
+    "of a lesson's history shown on its sheet (the newest); older ones past the horizon are pruned",
+    why="what the sheet shows is kept whatever its age, so pruning never changes a lesson's history",
+)
 
 LIMITS: tuple[Limit, ...] = tuple(v for v in globals().values() if isinstance(v, Limit))
 LIMITS_BY_NAME = {limit.name: limit for limit in LIMITS}

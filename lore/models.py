@@ -737,3 +737,64 @@ class LessonPageCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.host} {self.kind} of account {self.account_id}: {self.n:+d}"
+
+
+# ---------------------------------------------------------------- daily rollups (lore.rollups)
+
+
+class DailyRollup(models.Model):
+    """One account's day, kept by the nightly rollup (lore.rollups): the Health page reads these rows, not the
+    event tables, so it costs the same at 10M lessons as at 1k. Written once, the first night after the day."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    day = models.DateField()
+    # Lessons at the end of the day (counted when the rollup ran, minutes after midnight UTC); purged is the
+    # running total of tombstones. NULL for a day written later (a missed night, a backfill): not a guess.
+    active = models.BigIntegerField(null=True, blank=True)
+    archived = models.BigIntegerField(null=True, blank=True)
+    purged = models.BigIntegerField(null=True, blank=True)
+    findings_opened = models.PositiveIntegerField(default=0)
+    findings_applied = models.PositiveIntegerField(default=0)
+    reads = models.BigIntegerField(default=0, help_text="lessons delivered (what the Read card sums)")
+    runs = models.PositiveIntegerField(default=0)
+    runs_interrupted = models.PositiveIntegerField(default=0, help_text="interrupted or failed")
+    rows_archived = models.BigIntegerField(default=0)
+    rows_undone = models.BigIntegerField(default=0)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["account", "day"], name="dailyrollup_account_day")]
+
+    def __str__(self) -> str:
+        return f"{self.day} of account {self.account_id}"
+
+
+class DailyReads(models.Model):
+    """The read events of one day, scope and surface, once they are older than EVENTS_HORIZON_DAYS: their rows
+    are deleted and their sums kept here, so the Read card answers a custom range reaching that far the same."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    day = models.DateField()
+    scope = models.CharField(max_length=600)
+    surface = models.CharField(max_length=16, choices=ReadEvent.Surface.choices)
+    deliveries = models.BigIntegerField(default=0, help_text="the sum of the rows' lesson_count")
+    events = models.BigIntegerField(default=0, help_text="how many ReadEvent rows were rolled up")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "day", "scope", "surface"], name="dailyreads_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.surface} reads of {self.scope} on {self.day}: {self.deliveries}"
+
+
+class RollupState(models.Model):
+    """Where the nightly pruning of an account's old lesson events stopped (a lesson id): a run bounded by
+    ROLLUP_TIME_LIMIT goes on from there the next night, and starts over once it has seen every lesson."""
+
+    account = models.OneToOneField(Account, on_delete=models.CASCADE, related_name="+")
+    events_after_lesson = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"rollup state of account {self.account_id}"

@@ -8,10 +8,17 @@ from celery import shared_task
 
 from lore import transfer_jobs
 from lore.garden.inventory import GardenRunPending, garden_inventory
-from lore.limits import GARDEN_TIME_LIMIT, READS_FOLD_TIME_LIMIT, TRANSFER_TIME_LIMIT, VACUUM_TIME_LIMIT
+from lore.limits import (
+    GARDEN_TIME_LIMIT,
+    READS_FOLD_TIME_LIMIT,
+    ROLLUP_TIME_LIMIT,
+    TRANSFER_TIME_LIMIT,
+    VACUUM_TIME_LIMIT,
+)
 from lore.models import Account, GardenRun
 from lore.purge import account_purge, accounts_to_purge
 from lore.reads import reads_fold
+from lore.rollups import rollups_nightly
 from lore.vacuum import lessons_vacuum
 from lore.value_counts import value_counts_fold
 
@@ -112,3 +119,14 @@ def lessons_vacuum_task() -> bool:
     """After a bulk change of the lessons (lore.vacuum.lessons_vacuum_soon): VACUUM (ANALYZE) them, so the counts'
     index-only scans skip the table again. One at a time; answers whether this one ran."""
     return lessons_vacuum()
+
+
+@shared_task(
+    acks_late=True, soft_time_limit=ROLLUP_TIME_LIMIT.value + 30, time_limit=ROLLUP_TIME_LIMIT.value + 60
+)
+def nightly_rollups() -> dict[str, object]:
+    """Minutes after midnight UTC: each account's daily rollup of the day that ended, its read events past the
+    horizon rolled up and deleted, its lesson events nothing shows pruned (lore.rollups). Idempotent: a second
+    run that night writes nothing new; bounded by ROLLUP_TIME_LIMIT and ROLLUP_BATCH."""
+    report = rollups_nightly()
+    return {"days": report.days, "reads_rolled": report.reads_rolled, "events_pruned": report.events_pruned}

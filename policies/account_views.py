@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from lore.access import account_of, account_view
 from lore.account_settings import ACCOUNT_SETTINGS, account_settings_update, account_settings_values
@@ -16,7 +16,9 @@ from lore.activity import person
 from lore.models import Account
 from lore.purge import purge_forecast
 from lore.roles import Role
+from lore.rollups import account_health
 from lore.schedule import next_sweep
+from policies.charts import health_charts
 
 
 class AccountSettingsForm(forms.Form):
@@ -68,3 +70,15 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     rows = [(setting, form[setting.name]) for setting in ACCOUNT_SETTINGS]
     context = {"form": form, "rows": rows, "section": "account", **purge_schedule(account)}
     return render(request, "policies/account.html", context, status=status)
+
+
+HEALTH_DAYS = 90
+
+
+@require_GET
+@account_view(Role.VIEWER)
+def account_health_page(request: HttpRequest) -> HttpResponse:
+    """Settings → Health: the account day by day over the last 90 days, from the daily rollups (today live)."""
+    health = account_health(account_of(request), now=timezone.now(), days=HEALTH_DAYS)
+    context = {"health": health, "charts": health_charts(health), "days": HEALTH_DAYS, "section": "health"}
+    return render(request, "policies/health.html", context)

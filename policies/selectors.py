@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
 from lore.candidates import candidates
 from lore.models import Account, ApiToken, PolicyRun
 from lore.reads import reads_settle_for, rule_fields
+from lore.schedule import next_sweep
 from lore.scopes import GLOBAL, repo_of
 from lore.selectors import scopes_present
 from policies.models import RetentionPolicy
@@ -101,3 +105,25 @@ def account_scopes(account: Account) -> list[str]:
 
 def tokens_of(account: Account) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(account=account).order_by("revoked_at", "-created_at", "-id")
+
+
+FORECAST_DAYS = (0, 7, 30)  # tonight's sweep, and the sweeps a week and a month after it
+
+
+@dataclass(frozen=True)
+class ForecastPoint:
+    days: int  # after tonight's sweep
+    at: datetime  # the sweep it describes
+    count: int  # what the rule matches then if nothing is read or written before
+
+
+def policy_forecast(policy: RetentionPolicy, *, now: datetime) -> list[ForecastPoint]:
+    """What the rule would archive at tonight's sweep, and a week and a month later, if nothing is read: the one
+    candidate query evaluated as of those moments (three counts, each under the request's statement timeout)."""
+    reads_settle_for(policy.account, rule_fields(policy.rule))  # counters exact (lore.reads)
+    tonight = next_sweep(now)
+    points = []
+    for days in FORECAST_DAYS:
+        at = tonight + timedelta(days=days)
+        points.append(ForecastPoint(days, at, candidates(policy.account, policy.rule, now=at).count()))
+    return points

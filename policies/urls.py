@@ -10,6 +10,7 @@ urlpatterns = [
     path("policies/<int:policy_id>/", views.policy_detail, name="detail"),
     path("policies/<int:policy_id>/edit/", views.policy_edit, name="edit"),
     path("policies/<int:policy_id>/count/", views.policy_count, name="count"),
+    path("policies/<int:policy_id>/forecast/", views.policy_forecast, name="forecast"),
     path("policies/<int:policy_id>/enabled/", views.policy_enable, name="enable"),
     path("policies/<int:policy_id>/run/", views.policy_run, name="run_new"),
     path("policies/<int:policy_id>/delete/", views.policy_delete_view, name="delete"),
@@ -23,4 +24,5 @@ urlpatterns = [
     path("tokens/", views.token_list, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke_view, name="revoke"),
     path("account/", account_views.account_settings, name="account"),
+    path("health/", account_views.account_health_page, name="health"),
 ]

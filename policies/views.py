@@ -14,6 +14,7 @@ from django.db import transaction
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,6 +30,7 @@ from lore.reads import reads_settle_for, rule_fields
 from lore.roles import ROLE_SCOPES, Role, role_allows
 from lore.rules.codec import RuleError
 from policies import grooming, selectors
+from policies.charts import forecast_chart, runs_chart
 from policies.forms import PolicyForm, TokenForm, handoff_initial, policy_initial
 from policies.models import RetentionPolicy
 from policies.presenters import archived_by_run_url, dialog_context, explorer_url
@@ -80,6 +82,20 @@ def policy_count(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     count = candidates(account, policy.rule).count()
     context = {"policy": policy, "count": count, "explorer_url": explorer_url(policy.rule)}
     return render(request, "policies/_count.html", context)
+
+
+@require_GET
+@account_view(Role.VIEWER)
+@vary_on_htmx
+def policy_forecast(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
+    """What the rule would archive tonight, in 7 and in 30 days if nothing is read (loaded by the policy page)."""
+    policy = selectors.policy_get(_account(request), policy_id)
+    points = selectors.policy_forecast(policy, now=timezone.now())
+    chart = forecast_chart(points, swept_nightly=policy.is_swept_nightly)
+    context = {"policy": policy, "points": points, "chart": chart, "explorer_url": explorer_url(policy.rule)}
+    if is_partial(request):
+        return render(request, "policies/_forecast.html", context)
+    return render(request, "policies/forecast_page.html", {**context, "section": "policies"})
 
 
 # ---------------------------------------------------------------- the New / Edit dialog
@@ -197,9 +213,11 @@ def policy_enable(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
 def policy_detail(request: HtmxHttpRequest, policy_id: int) -> HttpResponse:
     account = _account(request)
     policy = selectors.policy_get(account, policy_id)
+    runs = list(selectors.policy_runs(policy))
     context = {
         "policy": policy,
-        "runs": list(selectors.policy_runs(policy)),
+        "runs": runs,
+        "runs_chart": runs_chart(runs),
         "interrupted": selectors.policy_run_interrupted(policy),
         "history": list(activities_of(account, policy_id=policy.pk)[:POLICY_HISTORY_SHOWN]),
         "explorer_url": explorer_url(policy.rule),

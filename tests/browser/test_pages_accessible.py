@@ -26,7 +26,7 @@ from playwright.sync_api import Page, expect
 from lore.accounts import token_create
 from lore.demo import demo_store_create
 from lore.garden.inventory import garden_inventory
-from lore.models import Account, Finding, Lesson
+from lore.models import Account, DailyRollup, Finding, Lesson
 from lore.rules.rule import Rule
 from lore.transfer_jobs import export_job_start, transfer_job_execute
 from policies import grooming
@@ -200,6 +200,15 @@ def _member_invited(page: Page) -> None:
     expect(page.locator("[data-invite-link]")).to_be_visible()
 
 
+def _chart_tables_open(page: Page) -> None:
+    """Every chart's data table opened by keyboard (its <summary> focused, Enter)."""
+    expect(page.locator("figure.chart").first).to_be_visible()
+    for summary in page.locator(".chart-data summary").all():
+        summary.focus()
+        page.keyboard.press("Enter")
+    expect(page.locator(".chart-data[open] table").first).to_be_visible()
+
+
 STATES: dict[str, list[tuple[str, Callable[[Page], None]]]] = {
     "explorer:index": [
         ("filter menu open", _menu_open),
@@ -217,6 +226,8 @@ STATES: dict[str, list[tuple[str, Callable[[Page], None]]]] = {
         ("the dialog's filter menu open", _policy_dialog_menu_open),
     ],
     "policies:tokens": [("a token just created", _token_created)],
+    "policies:detail": [("the charts' tables open (runs, forecast)", _chart_tables_open)],
+    "policies:health": [("the charts' tables open", _chart_tables_open)],
     "members:list": [("a member just invited", _member_invited)],
 }
 
@@ -288,11 +299,35 @@ def check_everywhere(page: Page, pages: dict[str, str], viewport: dict[str, int]
     return violations, overflow, widths
 
 
+def _ninety_days_rolled_up(account: Account) -> None:
+    """Daily rollups for the Health page's charts, as the nightly rollup would have left them."""
+    today = timezone.localdate()
+    DailyRollup.objects.bulk_create(
+        DailyRollup(
+            account=account,
+            day=today - timedelta(days=back),
+            active=240 - back // 3,
+            archived=back // 9,
+            purged=back // 30,
+            findings_opened=back % 4,
+            findings_applied=back % 3 == 0,
+            reads=500 + (back * 37) % 400,
+            runs=1,
+            runs_interrupted=back % 17 == 0,
+            rows_archived=back % 5,
+            rows_undone=back % 11 == 0,
+            computed_at=timezone.now(),
+        )
+        for back in range(1, 90)
+    )
+
+
 @pytest.fixture
 def pages(page: Page, account: Account, client: Client) -> dict[str, str]:
     """A store with lessons of every kind, archived ones, a policy with a finished run, a token; its pages."""
     demo_store_create(account, lessons=240, seed=17)
     Lesson.objects.filter(account=account).update(created_at=timezone.now() - timedelta(days=200))
+    _ninety_days_rolled_up(account)
     found = dashboard_pages(client, url_arguments(account), account)
     for name in (
         "explorer:index",
@@ -300,6 +335,8 @@ def pages(page: Page, account: Account, client: Client) -> dict[str, str]:
         "policies:list",
         "policies:tokens",
         "policies:run",
+        "policies:health",
+        "policies:forecast",
         "members:list",
         "login",
     ):

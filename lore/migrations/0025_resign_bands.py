@@ -43,6 +43,6 @@ def resign(apps, schema_editor):  # noqa: ANN001, ANN201
 
 
 class Migration(migrations.Migration):
-    dependencies = [("lore", "0023_lessonpagecount")]
+    dependencies = [("lore", "0024_daily_rollups")]
 
     operations = [migrations.RunPython(resign, migrations.RunPython.noop, elidable=True)]
