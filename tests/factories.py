@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
@@ -74,7 +76,7 @@ def finding_open(
         account=account,
         kind=kind,
         family=lessons[0].scope,
-        fingerprint=f"test-{kind}-{'-'.join(str(lesson.pk) for lesson in lessons)}",
+        fingerprint=hashlib.sha256(f"{kind} {[lesson.pk for lesson in lessons]}".encode()).hexdigest(),
         evidence={"superseded_by": keeper.pk if keeper is not None else None},
         created_at=timezone.now(),
     )

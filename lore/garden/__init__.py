@@ -3,5 +3,5 @@ superseded lessons and expired ephemera — reported first, retired only when a 
 
 text: normalisation and similarity · signatures: MinHash/LSH bands kept at write time · ephemera: the patterns ·
 detect: the three detectors · inventory: a run that turns detections into findings · apply: apply, dismiss, undo ·
-selectors: reading findings.
+selectors: reading findings · retiring: lessons an open finding proposes to retire, as lists and searches rank them.
 """
