@@ -1,0 +1,175 @@
+"""How the lessons of a view spread over one Age & activity condition: bins and their counts (issue 28, part 1).
+
+A condition's bins are cut at edges derived from the registry: its presets (a reverse preset at the value the
+retention direction splits at), the steps of its scale within the unit's bounds (1-2-5 per decade for days, 1-3 for
+counters, whose values span orders of magnitude; tens for the 0–100 decay score), and any value the caller wants
+exact (an applied custom value). Bin k holds the lessons whose value x is above edge k and at most edge k+1, so a
+threshold on an edge splits the bins exactly: the count on each side is what the candidate query counts for it.
+
+The counts are one `GROUP BY` over a bucket expression built from the registry's own predicates (`Param.q`), so a
+bin can never disagree with a preset count: days and counters group on `CASE WHEN q(edge) …`, the decay score on
+the score itself (at most 101 groups, folded into bins here), computed once per lesson.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+
+from lore.conditions import COUNT_MIN, PARAMS, Condition, Param
+from lore.decay import SCORE_MAX, decay_score
+from lore.models import Lesson
+
+# Scale steps closer than this to a preset are dropped: a bin a few values wide beside a preset reads as noise.
+LOG_STEPS = {"days": (1, 2, 5), "count": (1, 3)}  # per decade: counters span five decades, days three
+LOG_NEIGHBOUR = 1.5  # days and counters: a ratio of (value + 1)
+SCORE_STEP = 20
+SCORE_NEIGHBOUR = 5
+
+
+def split_at(param: Param, value: int) -> int:
+    """Where `param` at `value` splits a condition's values: the lessons it keeps are those with x at most this
+    number (at most, within) or above it (older, at least)."""
+    return value - 1 if param.comparison == "at_least" else value
+
+
+def keeps_below(param: Param) -> bool:
+    """Whether `param` keeps the lessons at or below its split (else those above it)."""
+    return param.comparison in ("at_most", "within")
+
+
+def _log_steps(low: int, high: int, multiples: tuple[int, ...]) -> list[int]:
+    steps, decade = [], 1
+    while decade <= high:
+        steps += [m * decade for m in multiples if low <= m * decade <= high]
+        decade *= 10
+    return steps
+
+
+def _far_from(step: int, presets: set[int], unit: str) -> bool:
+    if unit == "score":
+        return all(abs(step - p) >= SCORE_NEIGHBOUR for p in presets)
+    return all(max(step + 1, p + 1) / min(step + 1, p + 1) >= LOG_NEIGHBOUR for p in presets)
+
+
+def bin_edges(cond: Condition, extra: Iterable[int] = ()) -> tuple[int, ...]:
+    """The ascending edges of `cond`'s bins: its presets, its scale's steps within its bounds, and `extra`
+    (values that must split exactly, such as an applied custom value), all as retention-direction splits."""
+    retention = PARAMS[cond.retention]
+    low, high = retention.bounds
+    presets = {split_at(retention, v) for v in cond.retention_presets}
+    if cond.reverse:
+        presets |= {split_at(PARAMS[cond.reverse], v) for v in cond.reverse_presets}
+    if cond.unit == "score":
+        steps = [low, *range(SCORE_STEP, high, SCORE_STEP), high - 1]  # 100 alone: immune or just opened
+    else:
+        multiples = LOG_STEPS[cond.unit]
+        steps = ([COUNT_MIN] if cond.unit == "count" else []) + _log_steps(max(low, 1), high, multiples)
+    edges = presets | {s for s in steps if s in (low, high - 1) or _far_from(s, presets, cond.unit)}
+    top = (
+        high - 1 if cond.unit == "score" else high
+    )  # a score split at 100 keeps every lesson: no bin above it
+    edges |= {v for v in extra if low - 1 <= v <= top}
+    return tuple(sorted(edges))
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The lessons of a view per bin of one condition. `counts[k]` holds the lessons with x in
+    (edges[k-1], edges[k]] (bin 0: up to edges[0]; the last bin: above the last edge); `never[k]` how many of
+    them were never opened (the only ones a "within" direction cannot keep; zeros for other conditions)."""
+
+    condition: Condition
+    edges: tuple[int, ...]
+    counts: tuple[int, ...]
+    never: tuple[int, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def ceiling(self) -> int | None:
+        """The highest value x can take, where one is known (the decay score's 100)."""
+        return SCORE_MAX if self.condition.unit == "score" else None
+
+    def kept(self, param: Param, value: int) -> int | None:
+        """How many lessons `param` at `value` keeps, or None when its split falls inside a bin."""
+        low, high = self.kept_range(param, value)
+        return low if low == high else None
+
+    def kept_range(self, param: Param, value: int) -> tuple[int, int]:
+        """(fewest, most) lessons `param` at `value` can keep: equal when the split is an edge (or at or above
+        every value there is), else the bin the split falls inside may go either way."""
+        split = split_at(param, value)
+        inside = sum(1 for edge in self.edges if edge < split)  # the bin the split falls in, or ends
+        if split in self.edges:
+            below, bin_inside = inside + 1, None
+        elif self.ceiling is not None and split >= self.ceiling:
+            below, bin_inside = len(self.counts), None
+        else:
+            below, bin_inside = inside, inside
+        if keeps_below(param):
+            within = param.comparison == "within"
+            kept = [c - n if within else c for c, n in zip(self.counts, self.never, strict=True)]
+            fewest = sum(kept[:below])
+            return fewest, fewest + (kept[bin_inside] if bin_inside is not None else 0)
+        if bin_inside is None:
+            fewest = sum(self.counts[below:])
+            return fewest, fewest
+        fewest = sum(self.counts[bin_inside + 1 :])
+        return fewest, fewest + self.counts[bin_inside]
+
+
+def bucket_of(cond: Condition, edges: Sequence[int], now: datetime) -> tuple[Case | object, bool]:
+    """(the expression to group on, whether its values are bin indexes already). Days and counters: the bin
+    index, as a CASE over the retention direction's own predicate at each edge. The decay score: the score."""
+    retention = PARAMS[cond.retention]
+    if cond.unit == "score":
+        return decay_score(now), False
+    if retention.comparison == "older":  # kept above the split: the highest edge passed
+        whens = [When(retention.q(e, now), then=Value(k + 1)) for k, e in reversed(list(enumerate(edges)))]
+        return Case(*whens, default=Value(0), output_field=IntegerField()), True
+    whens = [When(retention.q(e, now), then=Value(k)) for k, e in enumerate(edges)]  # at most: the first edge
+    return Case(*whens, default=Value(len(edges)), output_field=IntegerField()), True
+
+
+def never_opened_q(cond: Condition) -> Q | None:
+    """The lessons a "within" direction of `cond` never keeps (never opened), or None when it has none."""
+    if cond.reverse and PARAMS[cond.reverse].comparison == "within":
+        return Q(**{f"{cond.field}__isnull": True})
+    return None
+
+
+def distribution(
+    qs: QuerySet[Lesson], cond: Condition, *, now: datetime, extra: Iterable[int] = ()
+) -> Distribution:
+    """The lessons of `qs` per bin of `cond` as of `now`: one GROUP BY, whatever the number of bins."""
+    edges = bin_edges(cond, extra)
+    bucket, indexed = bucket_of(cond, edges, now)
+    never = never_opened_q(cond)
+    rows = (
+        qs.order_by()
+        .annotate(x_bucket=bucket)
+        .values("x_bucket")
+        .annotate(n=Count("pk"), never=Count("pk", filter=never) if never is not None else Value(0))
+        .values_list("x_bucket", "n", "never")
+    )
+    counts, nevers = [0] * (len(edges) + 1), [0] * (len(edges) + 1)
+    for key, n, unopened in rows:
+        k = int(key) if indexed else sum(1 for edge in edges if edge < int(key))
+        counts[k] += int(n)
+        nevers[k] += int(unopened or 0)
+    return Distribution(cond, edges, tuple(counts), tuple(nevers))
+
+
+def log_position(value: float, low: float, high: float) -> float:
+    """Where `value` sits between `low` and `high` (0–1) on a log scale of (value + 1)."""
+    if high <= low:
+        return 0.0
+    span = math.log1p(max(high, 0)) - math.log1p(max(low, 0))
+    return min(1.0, max(0.0, (math.log1p(max(value, 0)) - math.log1p(max(low, 0))) / span)) if span else 0.0
