@@ -6,14 +6,14 @@ counters, whose values span orders of magnitude; tens for the 0–100 decay scor
 exact (an applied custom value). Bin k holds the lessons whose value x is above edge k and at most edge k+1, so a
 threshold on an edge splits the bins exactly: the count on each side is what the candidate query counts for it.
 
-The counts are one `GROUP BY` over a bucket expression built from the registry's own predicates (`Param.q`), so a
-bin can never disagree with a preset count: days and counters group on `CASE WHEN q(edge) …`, the decay score on
-the score itself (at most 101 groups, folded into bins here), computed once per lesson.
+The counts are one aggregate query built from the registry's own predicates (`Param.q`), so a bin can never
+disagree with a preset count: counters group on `CASE WHEN q(edge) …`, the decay score on the score itself (at most
+101 groups, folded into bins here, the score computed once per lesson), and days count `q(edge)` at every edge in
+one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` for why days differ).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,15 +126,13 @@ class Distribution:
 
 
 def bucket_of(cond: Condition, edges: Sequence[int], now: datetime) -> tuple[Case | object, bool]:
-    """(the expression to group on, whether its values are bin indexes already). Days and counters: the bin
-    index, as a CASE over the retention direction's own predicate at each edge. The decay score: the score."""
-    retention = PARAMS[cond.retention]
+    """(the expression to group on, whether its values are bin indexes already). Counters: the bin index, as a
+    CASE over the retention direction's own predicate at each edge (the first edge the value is at most). The
+    decay score: the score itself."""
     if cond.unit == "score":
         return decay_score(now), False
-    if retention.comparison == "older":  # kept above the split: the highest edge passed
-        whens = [When(retention.q(e, now), then=Value(k + 1)) for k, e in reversed(list(enumerate(edges)))]
-        return Case(*whens, default=Value(0), output_field=IntegerField()), True
-    whens = [When(retention.q(e, now), then=Value(k)) for k, e in enumerate(edges)]  # at most: the first edge
+    retention = PARAMS[cond.retention]
+    whens = [When(retention.q(e, now), then=Value(k)) for k, e in enumerate(edges)]
     return Case(*whens, default=Value(len(edges)), output_field=IntegerField()), True
 
 
@@ -145,31 +143,50 @@ def never_opened_q(cond: Condition) -> Q | None:
     return None
 
 
-def distribution(
-    qs: QuerySet[Lesson], cond: Condition, *, now: datetime, extra: Iterable[int] = ()
-) -> Distribution:
-    """The lessons of `qs` per bin of `cond` as of `now`: one GROUP BY, whatever the number of bins."""
-    edges = bin_edges(cond, extra)
+def _grouped(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: datetime) -> list[list[int]]:
+    """[counts, never] per bin from one GROUP BY on the bucket."""
     bucket, indexed = bucket_of(cond, edges, now)
-    never = never_opened_q(cond)
     rows = (
         qs.order_by()
         .annotate(x_bucket=bucket)
         .values("x_bucket")
-        .annotate(n=Count("pk"), never=Count("pk", filter=never) if never is not None else Value(0))
-        .values_list("x_bucket", "n", "never")
+        .annotate(n=Count("pk"))
+        .values_list("x_bucket", "n")
     )
-    counts, nevers = [0] * (len(edges) + 1), [0] * (len(edges) + 1)
-    for key, n, unopened in rows:
-        k = int(key) if indexed else sum(1 for edge in edges if edge < int(key))
-        counts[k] += int(n)
-        nevers[k] += int(unopened or 0)
-    return Distribution(cond, edges, tuple(counts), tuple(nevers))
+    counts = [0] * (len(edges) + 1)
+    for key, n in rows:
+        counts[int(key) if indexed else sum(1 for edge in edges if edge < int(key))] += int(n)
+    return [counts, [0] * len(counts)]
 
 
-def log_position(value: float, low: float, high: float) -> float:
-    """Where `value` sits between `low` and `high` (0–1) on a log scale of (value + 1)."""
-    if high <= low:
-        return 0.0
-    span = math.log1p(max(high, 0)) - math.log1p(max(low, 0))
-    return min(1.0, max(0.0, (math.log1p(max(value, 0)) - math.log1p(max(low, 0))) / span)) if span else 0.0
+def _by_edge(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: datetime) -> list[list[int]]:
+    """[counts, never] per bin from one aggregate of the lessons each edge's predicate keeps (the preset
+    counts' own COUNT(*) FILTER, at every edge), differenced into bins. For days: grouped on a CASE over times,
+    PostgreSQL expects a group per lesson and gives up a parallel plan (Created at 1M: 0.8 s grouped, 0.35–0.45 s
+    this way; bench/RESULTS.md, issue 28)."""
+    older, never = PARAMS[cond.retention], never_opened_q(cond)
+    sums = {"total": Count("pk")} | {
+        f"o{k}": Count("pk", filter=older.q(e, now)) for k, e in enumerate(edges)
+    }
+    if never is not None and cond.reverse:  # opened within each edge, and never opened at all
+        within = PARAMS[cond.reverse]
+        sums |= {"never": Count("pk", filter=never)}
+        sums |= {f"w{k}": Count("pk", filter=within.q(e, now)) for k, e in enumerate(edges)}
+    row = {key: int(value or 0) for key, value in qs.order_by().aggregate(**sums).items()}
+    total = row["total"]
+    at_most = [total - row[f"o{k}"] for k in range(len(edges))] + [total]  # lessons at or below each edge
+    counts = [n - (at_most[k - 1] if k else 0) for k, n in enumerate(at_most)]
+    if never is None:
+        return [counts, [0] * len(counts)]
+    never_at_most = [at_most[k] - row[f"w{k}"] for k in range(len(edges))] + [row["never"]]
+    return [counts, [n - (never_at_most[k - 1] if k else 0) for k, n in enumerate(never_at_most)]]
+
+
+def distribution(
+    qs: QuerySet[Lesson], cond: Condition, *, now: datetime, extra: Iterable[int] = ()
+) -> Distribution:
+    """The lessons of `qs` per bin of `cond` as of `now`: one aggregate query, whatever the number of bins."""
+    edges = bin_edges(cond, extra)
+    by_edge = PARAMS[cond.retention].comparison == "older"
+    counts, never = (_by_edge if by_edge else _grouped)(qs, cond, edges, now)
+    return Distribution(cond, edges, tuple(counts), tuple(never))
