@@ -20,7 +20,7 @@ from django.urls import Resolver404, resolve
 
 from bench.store import Identities
 from lore.access import ACCOUNT_PATH, account_reverse
-from lore.conditions import DimFilter
+from lore.conditions import CONDITIONS_BY_KEY, DimFilter
 from lore.models import Lesson
 from lore.rules.rule import Rule
 from lore.selectors import lessons_filtered, lessons_page
@@ -340,6 +340,7 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             headers={"HX-Request": "true"},
             expect="decision",
         ),
+        *histogram_scenarios(menu, filtered),
         Scenario(
             "settings.health",
             "Settings → Health: 90 days of daily rollups + today live (4 SVG charts)",
@@ -424,6 +425,40 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             call=_read_bump_in_process,
         ),
     ]
+
+
+# Issue 28: the Age & activity sections of the filter menu draw a histogram whose one GROUP BY also gives the
+# presets' counts. Created and Chosen read the covering index, Delivered the table, the decay score computes a score
+# per lesson: the four kinds of section, over every lesson and over the filtered view.
+HISTOGRAM_SECTIONS = ("created", "chosen", "delivered", "decay")
+
+
+def histogram_scenarios(menu: str, filtered: dict[str, object]) -> list[Scenario]:
+    """Opening each kind of Age & activity section (its histogram and its presets' counts, one query)."""
+    out = []
+    for key in HISTOGRAM_SECTIONS:
+        label = CONDITIONS_BY_KEY[key].label
+        out.append(
+            Scenario(
+                f"explorer.menu_histogram_{key}",
+                f"Filter menu: open {label} (histogram + preset counts), unfiltered",
+                target="menu_counts",
+                path=f"{menu}?section={key}",
+                headers={"HX-Request": "true"},
+                expect="data-histogram",
+            )
+        )
+        out.append(
+            Scenario(
+                f"explorer.menu_histogram_{key}_filtered",
+                f"Filter menu: open {label} (histogram + preset counts) of the filtered view",
+                target="menu_counts",
+                path=f"{menu}?{_qs({**filtered, 'section': key})}",
+                headers={"HX-Request": "true"},
+                expect="data-histogram",
+            )
+        )
+    return out
 
 
 def scenarios_select(all_scenarios: list[Scenario], only: list[str]) -> list[Scenario]:

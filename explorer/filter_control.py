@@ -52,6 +52,8 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
+from lore.bins import Distribution, distribution, split_at
+from lore.charts.histogram import HistogramChart, histogram_chart
 from lore.conditions import (
     CONDITIONS,
     CONDITIONS_BY_KEY,
@@ -74,6 +76,7 @@ from lore.value_counts import kept_value_counts
 
 ValueCounts = Callable[[Dimension, str], list[tuple[str, int]]]
 ConditionCounts = Callable[[Condition, list[tuple[str, int]]], list[int]]
+ConditionDistribution = Callable[[Condition, list[int]], Distribution]
 
 
 # ---------------------------------------------------------------- the control and what the template reads
@@ -88,6 +91,9 @@ class FilterControl:
     target / swap    — hx-target / hx-swap of a pick (the answer decides about history: HX-Push-Url).
     value_counts     — (dimension, typed text) → [(value, count)], the dimension's own filter left out.
     condition_counts — (condition, [(param, value)]) → [lessons each would leave], in one query.
+    condition_distribution — (condition, [values to split at exactly]) → its lessons per bin (lore.bins), in one
+                       query: an opened condition section draws it as a histogram and reads its choices' counts
+                       off it, so the section is one aggregate query.
     """
 
     rule: Rule
@@ -96,6 +102,7 @@ class FilterControl:
     in_policy: bool = False  # a policy's rule: no reverse directions, no Explorer-only dimensions
     value_counts: ValueCounts | None = None
     condition_counts: ConditionCounts | None = None
+    condition_distribution: ConditionDistribution | None = None
     target: str = "#explorer"
     swap: str = "innerHTML"
     dom_id: str = "fc"
@@ -160,6 +167,7 @@ class Section:
     error: str = ""
     remove_href: str = ""
     modes: list[Choice] = field(default_factory=list)
+    chart: HistogramChart | None = None
 
 
 @dataclass(frozen=True)
@@ -253,7 +261,9 @@ def _menu_entries(control: FilterControl) -> tuple[list[MenuEntry], list[MenuEnt
 _GROUP_HEADINGS = {"older": "More than", "within": "Within", "at_most": "At most", "at_least": "At least"}
 
 
-def _condition_section(control: FilterControl, cond: Condition, typed: str) -> Section:
+def _condition_section(
+    control: FilterControl, cond: Condition, typed: str, *, with_chart: bool = True
+) -> Section:
     rule = control.rule
     params = control.params_of(cond)
     current = next(((p, rule.conditions[p.name]) for p in cond.params if p.name in rule.conditions), None)
@@ -290,7 +300,10 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
     low, high = cond.params[0].bounds
     unit = f" in {unit_word(cond.unit)}" if unit_word(cond.unit) else f" from {low} to {high}"
     example = {"days": "45", "count": ">40"}.get(cond.unit, "<=20")
-    if control.condition_counts is not None:
+    chart = None
+    if with_chart and control.condition_distribution is not None:
+        groups, chart = _charted(control, cond, groups, current)
+    elif control.condition_counts is not None:
         groups = _counted(control.condition_counts, cond, groups)
     return Section(
         key=cond.key,
@@ -301,7 +314,27 @@ def _condition_section(control: FilterControl, cond: Condition, typed: str) -> S
         groups=groups,
         error=error,
         remove_href=_pick(control, rule.without_condition(cond.key)) if current else "",
+        chart=chart,
     )
+
+
+def _charted(
+    control: FilterControl, cond: Condition, groups: list[ChoiceGroup], current: tuple[Param, int] | None
+) -> tuple[list[ChoiceGroup], HistogramChart]:
+    """The groups with each choice's count read off the condition's distribution, and its histogram with the
+    marker at the applied value: one query, every choice's value made an edge so that each count is exact."""
+    assert control.condition_distribution is not None
+    keys = [c.param_value for g in groups for c in g.choices if c.param_value is not None]
+    dist = control.condition_distribution(cond, sorted({split_at(PARAMS[n], v) for n, v in keys}))
+
+    def counted(c: Choice) -> Choice:
+        if c.param_value is None:
+            return c
+        return replace(c, count=dist.kept(PARAMS[c.param_value[0]], c.param_value[1]))
+
+    marker = (current[0].name, current[1]) if current is not None else None
+    chart = histogram_chart(dist, dom_id=f"{control.dom_id}-hist", marker=marker)
+    return [ChoiceGroup(g.heading, [counted(c) for c in g.choices]) for g in groups], chart
 
 
 def _counted(counts: ConditionCounts, cond: Condition, groups: list[ChoiceGroup]) -> list[ChoiceGroup]:
@@ -356,10 +389,13 @@ def _dimension_section(control: FilterControl, dim: Dimension, typed: str) -> Se
     )
 
 
-def control_section(control: FilterControl, section: str, typed: str = "") -> Section | None:
-    """The menu section `section` (a condition key or a dimension name), or None for the list."""
+def control_section(
+    control: FilterControl, section: str, typed: str = "", *, with_chart: bool = True
+) -> Section | None:
+    """The menu section `section` (a condition key or a dimension name), or None for the list. `with_chart`:
+    a condition's histogram too (not for the options alone, which a typed value re-renders)."""
     if section in CONDITIONS_BY_KEY:
-        return _condition_section(control, CONDITIONS_BY_KEY[section], typed)
+        return _condition_section(control, CONDITIONS_BY_KEY[section], typed, with_chart=with_chart)
     dim = DIMENSIONS_BY_NAME.get(section)
     if dim is not None and dim in control.dimensions:
         return _dimension_section(control, dim, typed)
@@ -367,9 +403,10 @@ def control_section(control: FilterControl, section: str, typed: str = "") -> Se
 
 
 def control_context(
-    control: FilterControl, section: str = "", typed: str = ""
+    control: FilterControl, section: str = "", typed: str = "", *, with_chart: bool = True
 ) -> dict[str, FilterControlView]:
-    """The template context of the control: `{"fc": FilterControlView}`."""
+    """The template context of the control: `{"fc": FilterControlView}`. `with_chart=False` when only the
+    options are rendered (the histogram stays as it is; histogram.js moves its marker)."""
     typed = CONTROL_CHARS.sub("", str(typed))[:200]
     conds, dims = _menu_entries(control)
     return {
@@ -379,7 +416,7 @@ def control_context(
             hidden_inputs=rule_as_form_data(control.rule),
             conditions=conds,
             dimensions=dims,
-            section=control_section(control, section, typed) if section else None,
+            section=control_section(control, section, typed, with_chart=with_chart) if section else None,
             typed=typed,
             menu_url=control.menu_href(control.rule),
         )
@@ -416,6 +453,14 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
         base = candidates(account, rule.without_condition(cond.key), now=now)  # type: ignore[arg-type]
         return choice_counts(base, choices, now=now)
 
+    def cond_distribution(cond: Condition, extra: list[int]) -> Distribution:
+        from lore.reads import reads_settle_for
+
+        reads_settle_for(account, {cond.field})  # type: ignore[arg-type]
+        now = timezone.now()
+        base = candidates(account, rule.without_condition(cond.key), now=now)  # type: ignore[arg-type]
+        return distribution(base, cond, now=now, extra=extra)
+
     return FilterControl(
         rule=rule,
         href=href,
@@ -423,6 +468,7 @@ def policy_control(account: object, rule: Rule, *, dom_id: str = "fc") -> Filter
         in_policy=True,
         value_counts=counts,
         condition_counts=cond_counts,
+        condition_distribution=cond_distribution,
         target=f"#{dom_id}-state",
         swap="outerHTML",
         dom_id=dom_id,

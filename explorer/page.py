@@ -17,12 +17,14 @@ from explorer.filter_control import FilterControl, control_context, with_params
 from explorer.queries import (
     cards_and_matrix,
     condition_choice_counts,
+    condition_distribution,
     dimension_value_counts,
     lessons_shown,
     read_card,
 )
 from explorer.state import MATRIX_DIMENSIONS, RANGES, DateRange, ExplorerState, scope_label
 from explorer.templatetags.explorer_tags import ago, thousands
+from lore.bins import Distribution
 from lore.conditions import (
     DIMENSIONS,
     DIMENSIONS_BY_NAME,
@@ -69,12 +71,17 @@ def explorer_control(account: Account, state: ExplorerState, *, now: datetime) -
         reads_settle_for(account, {cond.field})  # a counter's choices count exact values
         return condition_choice_counts(account, state, cond, choices, now=now)
 
+    def cond_distribution(cond: Condition, extra: list[int]) -> Distribution:
+        reads_settle_for(account, {cond.field})
+        return condition_distribution(account, state, cond, now=now, extra=extra)
+
     return FilterControl(
         rule=state.rule,
         href=href,
         menu_href=menu_href,
         value_counts=counts,
         condition_counts=cond_counts,
+        condition_distribution=cond_distribution,
         target="#explorer-body",
         swap="innerHTML",
         dom_id="fc",
@@ -82,9 +89,16 @@ def explorer_control(account: Account, state: ExplorerState, *, now: datetime) -
 
 
 def menu_context(
-    account: Account, state: ExplorerState, *, now: datetime, section: str = "", typed: str = ""
+    account: Account,
+    state: ExplorerState,
+    *,
+    now: datetime,
+    section: str = "",
+    typed: str = "",
+    with_chart: bool = True,
 ) -> dict[str, object]:
-    return {"state": state, **control_context(explorer_control(account, state, now=now), section, typed)}
+    control = explorer_control(account, state, now=now)
+    return {"state": state, **control_context(control, section, typed, with_chart=with_chart)}
 
 
 def list_page(account: Account, state: ExplorerState, *, now: datetime, cursor: str = "") -> tuple[Page, str]:

@@ -16,6 +16,7 @@ from django.db import connection
 from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Value, When
 
 from explorer.state import ExplorerState
+from lore.bins import Distribution, distribution
 from lore.candidates import rule_predicate
 from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter
 from lore.models import Account, Lesson, LessonTag
@@ -93,18 +94,37 @@ def condition_choice_counts(
     current value, everything else as it is: one conditional aggregate, whatever the number of choices."""
     if not choices:
         return []
+    return choice_counts(condition_base(account, state, cond, now=now), choices, now=now)
+
+
+def condition_base(
+    account: Account, state: ExplorerState, cond: Condition, *, now: datetime
+) -> QuerySet[Lesson]:
+    """The lessons a value of `cond` would choose from: everything else in the state applied, the condition's own
+    value left out. With a condition applied the active list is the candidate set: protected lessons left out."""
     rule = state.rule.without_condition(cond.key)
-    # With a condition applied the active list is the candidate set: protected lessons left out.
     base = lessons_filtered(
         account, rule, q=state.q, archived=state.archived, include_protected=state.archived, now=now
     )
-    return choice_counts(_narrow(base, state, now), choices, now=now)
+    return _narrow(base, state, now)
+
+
+def condition_distribution(
+    account: Account, state: ExplorerState, cond: Condition, *, now: datetime, extra: Sequence[int] = ()
+) -> Distribution:
+    """The lessons `condition_choice_counts` counts from, per bin of `cond` (lore.bins): one GROUP BY. `extra`:
+    values of the condition that must split the bins exactly (the applied or typed value)."""
+    return distribution(condition_base(account, state, cond, now=now), cond, now=now, extra=extra)
 
 
 def choice_counts(base: QuerySet[Lesson], choices: Sequence[tuple[str, int]], *, now: datetime) -> list[int]:
-    """[lessons of `base` each (param, value) keeps], as one COUNT(*) FILTER (WHERE …) per choice."""
+    """[lessons of `base` each (param, value) keeps], as one COUNT(*) FILTER (WHERE …) per choice (of `account_id`,
+    which every index carries, so the count can be an index-only scan)."""
     totals = base.aggregate(
-        **{f"c{i}": Count("pk", filter=PARAMS[name].q(value, now)) for i, (name, value) in enumerate(choices)}
+        **{
+            f"c{i}": Count("account", filter=PARAMS[name].q(value, now))
+            for i, (name, value) in enumerate(choices)
+        }
     )
     return [int(totals[f"c{i}"] or 0) for i in range(len(choices))]
 

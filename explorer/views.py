@@ -128,17 +128,18 @@ def explorer_menu(request: HtmxHttpRequest) -> HttpResponse:
     account = account_of(request)
     state, _ = state_checked(account, ExplorerState.from_query(request.GET))
     counters_settled(account, state)
+    part = (
+        "fc-options"
+        if request.GET.get("part") == "options" and request.GET.get("section")
+        else "fc-menu-body"
+    )
     context = menu_context(
         account,
         state,
         now=timezone.now(),
         section=request.GET.get("section", ""),
         typed=request.GET.get("typed", ""),
-    )
-    part = (
-        "fc-options"
-        if request.GET.get("part") == "options" and request.GET.get("section")
-        else "fc-menu-body"
+        with_chart=part == "fc-menu-body",
     )
     return render(request, f"explorer/_filter_control.html#{part}", context)
 
@@ -161,8 +162,10 @@ def filter_control(request: HtmxHttpRequest) -> HttpResponse:
     control = policy_control(account, rule, dom_id=dom_id if _DOM_ID.match(dom_id) else "fc")
     section = request.GET.get("section", "")
     if section:
-        context = control_context(control, section, request.GET.get("typed", ""))
         part = "fc-options" if request.GET.get("part") == "options" else "fc-menu-body"
+        context = control_context(
+            control, section, request.GET.get("typed", ""), with_chart=part == "fc-menu-body"
+        )
         return render(request, f"explorer/_filter_control.html#{part}", context)
     context = control_context(control, request.GET.get("menu", ""))
     return render(request, "explorer/_filter_control_pick.html", {**context, "oob": True})

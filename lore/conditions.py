@@ -331,7 +331,9 @@ class TypedResult:
     error: str = ""
 
 
-_TYPED = re.compile(r"^\s*(>=|<=|=>|=<|>|<)?\s*(\d{1,9})\s*$")
+# What the search box takes under a condition; the filter menu's histogram reads the same grammar in the browser.
+TYPED = re.compile(r"^\s*(>=|<=|=>|=<|>|<)?\s*(\d{1,9})\s*$")
+TYPED_ALIASES = {"=>": ">=", "=<": "<="}
 
 
 def parse_typed(condition_key: str, text: str) -> TypedResult:
@@ -341,10 +343,10 @@ def parse_typed(condition_key: str, text: str) -> TypedResult:
         return TypedResult(error="unknown condition")
     if not isinstance(text, str) or not text.strip():
         return TypedResult()
-    match = _TYPED.match(text)
+    match = TYPED.match(text)
     if not match:
         return TypedResult(error="Type a whole number, optionally with >, >=, < or <=.")
-    op = {"=>": ">=", "=<": "<="}.get(match.group(1) or "", match.group(1) or "")
+    op = TYPED_ALIASES.get(match.group(1) or "", match.group(1) or "")
     number = int(match.group(2))
     retention, reverse = PARAMS[cond.retention], PARAMS[cond.reverse] if cond.reverse else None
     candidates: list[tuple[Param, int]]

@@ -54,6 +54,15 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     page.wait_for_selector('.fc-options[data-fc-for=""] .fc-count')
     shot(page, "menu-presets")  # each preset with the lessons it would leave in view
 
+    # The histogram of Delivered in this view, its marker at a typed value (the menu alone, legible in the README).
+    page.click("[data-fc-back]")
+    page.click('[data-fc-entry="delivered"]')
+    expect(page.locator("[data-fc-typed]").first).to_be_focused()
+    page.keyboard.type("150")
+    page.wait_for_selector('.fc-options[data-fc-for="150"] .fc-count')
+    expect(page.locator("[data-hist-sentence]")).to_contain_text("150 times or fewer")
+    page.locator("#fc-menu").screenshot(path=str(DOCS / "explorer-menu-histogram.png"))
+
     page.click("[data-fc-back]")
     page.click('[data-fc-entry="host"]')
     page.wait_for_selector(".fc-count")

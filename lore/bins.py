@@ -1,0 +1,195 @@
+"""How the lessons of a view spread over one Age & activity condition: bins and their counts (issue 28, part 1).
+
+A condition's bins are cut at edges derived from the registry: its presets (a reverse preset at the value the
+retention direction splits at), the steps of its scale within the unit's bounds (1-2-5 per decade for days, 1-3 for
+counters, whose values span orders of magnitude; tens for the 0–100 decay score), and any value the caller wants
+exact (an applied custom value). Bin k holds the lessons whose value x is above edge k and at most edge k+1, so a
+threshold on an edge splits the bins exactly: the count on each side is what the candidate query counts for it.
+
+The counts are one aggregate query built from the registry's own predicates (`Param.q`), so a bin can never
+disagree with a preset count: counters group on `CASE WHEN q(edge) …`, the decay score on the score itself (at most
+101 groups, folded into bins here, the score computed once per lesson), and days count `q(edge)` at every edge in
+one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` for why days differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+
+from lore.conditions import COUNT_MIN, PARAMS, Condition, Param
+from lore.decay import SCORE_MAX, decay_score
+from lore.models import Lesson
+
+# Scale steps closer than this to a preset are dropped: a bin a few values wide beside a preset reads as noise.
+LOG_STEPS = {"days": (1, 2, 5), "count": (1, 3)}  # per decade: counters span five decades, days three
+LOG_NEIGHBOUR = 1.5  # days and counters: a ratio of (value + 1)
+SCORE_STEP = 20
+# What is counted: `account_id`, which every index on the lessons carries, so a count can be an index-only scan
+# (`COUNT(id)` names a column no index carries: bench/RESULTS.md, issue 16 change 4).
+COUNTED = "account"
+SCORE_NEIGHBOUR = 5
+
+
+def split_at(param: Param, value: int) -> int:
+    """Where `param` at `value` splits a condition's values: the lessons it keeps are those with x at most this
+    number (at most, within) or above it (older, at least)."""
+    return value - 1 if param.comparison == "at_least" else value
+
+
+def keeps_below(param: Param) -> bool:
+    """Whether `param` keeps the lessons at or below its split (else those above it)."""
+    return param.comparison in ("at_most", "within")
+
+
+def _log_steps(low: int, high: int, multiples: tuple[int, ...]) -> list[int]:
+    steps, decade = [], 1
+    while decade <= high:
+        steps += [m * decade for m in multiples if low <= m * decade <= high]
+        decade *= 10
+    return steps
+
+
+def _far_from(step: int, presets: set[int], unit: str) -> bool:
+    if unit == "score":
+        return all(abs(step - p) >= SCORE_NEIGHBOUR for p in presets)
+    return all(max(step + 1, p + 1) / min(step + 1, p + 1) >= LOG_NEIGHBOUR for p in presets)
+
+
+def bin_edges(cond: Condition, extra: Iterable[int] = ()) -> tuple[int, ...]:
+    """The ascending edges of `cond`'s bins: its presets, its scale's steps within its bounds, and `extra`
+    (values that must split exactly, such as an applied custom value), all as retention-direction splits."""
+    retention = PARAMS[cond.retention]
+    low, high = retention.bounds
+    presets = {split_at(retention, v) for v in cond.retention_presets}
+    if cond.reverse:
+        presets |= {split_at(PARAMS[cond.reverse], v) for v in cond.reverse_presets}
+    if cond.unit == "score":
+        steps = [low, *range(SCORE_STEP, high, SCORE_STEP), high - 1]  # 100 alone: immune or just opened
+    else:
+        multiples = LOG_STEPS[cond.unit]
+        steps = ([COUNT_MIN] if cond.unit == "count" else []) + _log_steps(max(low, 1), high, multiples)
+    edges = presets | {s for s in steps if s in (low, high - 1) or _far_from(s, presets, cond.unit)}
+    top = (
+        high - 1 if cond.unit == "score" else high
+    )  # a score split at 100 keeps every lesson: no bin above it
+    edges |= {v for v in extra if low - 1 <= v <= top}
+    return tuple(sorted(edges))
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The lessons of a view per bin of one condition. `counts[k]` holds the lessons with x in
+    (edges[k-1], edges[k]] (bin 0: up to edges[0]; the last bin: above the last edge); `never[k]` how many of
+    them were never opened (the only ones a "within" direction cannot keep; zeros for other conditions)."""
+
+    condition: Condition
+    edges: tuple[int, ...]
+    counts: tuple[int, ...]
+    never: tuple[int, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def ceiling(self) -> int | None:
+        """The highest value x can take, where one is known (the decay score's 100)."""
+        return SCORE_MAX if self.condition.unit == "score" else None
+
+    def kept(self, param: Param, value: int) -> int | None:
+        """How many lessons `param` at `value` keeps, or None when its split falls inside a bin."""
+        low, high = self.kept_range(param, value)
+        return low if low == high else None
+
+    def kept_range(self, param: Param, value: int) -> tuple[int, int]:
+        """(fewest, most) lessons `param` at `value` can keep: equal when the split is an edge (or at or above
+        every value there is), else the bin the split falls inside may go either way."""
+        split = split_at(param, value)
+        inside = sum(1 for edge in self.edges if edge < split)  # the bin the split falls in, or ends
+        if split in self.edges:
+            below, bin_inside = inside + 1, None
+        elif self.ceiling is not None and split >= self.ceiling:
+            below, bin_inside = len(self.counts), None
+        else:
+            below, bin_inside = inside, inside
+        if keeps_below(param):
+            within = param.comparison == "within"
+            kept = [c - n if within else c for c, n in zip(self.counts, self.never, strict=True)]
+            fewest = sum(kept[:below])
+            return fewest, fewest + (kept[bin_inside] if bin_inside is not None else 0)
+        if bin_inside is None:
+            fewest = sum(self.counts[below:])
+            return fewest, fewest
+        fewest = sum(self.counts[bin_inside + 1 :])
+        return fewest, fewest + self.counts[bin_inside]
+
+
+def bucket_of(cond: Condition, edges: Sequence[int], now: datetime) -> tuple[Case | object, bool]:
+    """(the expression to group on, whether its values are bin indexes already). Counters: the bin index, as a
+    CASE over the retention direction's own predicate at each edge (the first edge the value is at most). The
+    decay score: the score itself."""
+    if cond.unit == "score":
+        return decay_score(now), False
+    retention = PARAMS[cond.retention]
+    whens = [When(retention.q(e, now), then=Value(k)) for k, e in enumerate(edges)]
+    return Case(*whens, default=Value(len(edges)), output_field=IntegerField()), True
+
+
+def never_opened_q(cond: Condition) -> Q | None:
+    """The lessons a "within" direction of `cond` never keeps (never opened), or None when it has none."""
+    if cond.reverse and PARAMS[cond.reverse].comparison == "within":
+        return Q(**{f"{cond.field}__isnull": True})
+    return None
+
+
+def _grouped(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: datetime) -> list[list[int]]:
+    """[counts, never] per bin from one GROUP BY on the bucket."""
+    bucket, indexed = bucket_of(cond, edges, now)
+    rows = (
+        qs.order_by()
+        .annotate(x_bucket=bucket)
+        .values("x_bucket")
+        .annotate(n=Count(COUNTED))
+        .values_list("x_bucket", "n")
+    )
+    counts = [0] * (len(edges) + 1)
+    for key, n in rows:
+        counts[int(key) if indexed else sum(1 for edge in edges if edge < int(key))] += int(n)
+    return [counts, [0] * len(counts)]
+
+
+def _by_edge(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: datetime) -> list[list[int]]:
+    """[counts, never] per bin from one aggregate of the lessons each edge's predicate keeps (the preset
+    counts' own COUNT(*) FILTER, at every edge), differenced into bins. For days: grouped on a CASE over times,
+    PostgreSQL expects a group per lesson and gives up a parallel plan (Created at 1M: 0.8 s grouped, 0.35–0.45 s
+    this way; bench/RESULTS.md, issue 28)."""
+    older, never = PARAMS[cond.retention], never_opened_q(cond)
+    sums = {"total": Count(COUNTED)} | {
+        f"o{k}": Count(COUNTED, filter=older.q(e, now)) for k, e in enumerate(edges)
+    }
+    if never is not None and cond.reverse:  # opened within each edge, and never opened at all
+        within = PARAMS[cond.reverse]
+        sums |= {"never": Count(COUNTED, filter=never)}
+        sums |= {f"w{k}": Count(COUNTED, filter=within.q(e, now)) for k, e in enumerate(edges)}
+    row = {key: int(value or 0) for key, value in qs.order_by().aggregate(**sums).items()}
+    total = row["total"]
+    at_most = [total - row[f"o{k}"] for k in range(len(edges))] + [total]  # lessons at or below each edge
+    counts = [n - (at_most[k - 1] if k else 0) for k, n in enumerate(at_most)]
+    if never is None:
+        return [counts, [0] * len(counts)]
+    never_at_most = [at_most[k] - row[f"w{k}"] for k in range(len(edges))] + [row["never"]]
+    return [counts, [n - (never_at_most[k - 1] if k else 0) for k, n in enumerate(never_at_most)]]
+
+
+def distribution(
+    qs: QuerySet[Lesson], cond: Condition, *, now: datetime, extra: Iterable[int] = ()
+) -> Distribution:
+    """The lessons of `qs` per bin of `cond` as of `now`: one aggregate query, whatever the number of bins."""
+    edges = bin_edges(cond, extra)
+    by_edge = PARAMS[cond.retention].comparison == "older"
+    counts, never = (_by_edge if by_edge else _grouped)(qs, cond, edges, now)
+    return Distribution(cond, edges, tuple(counts), tuple(never))
