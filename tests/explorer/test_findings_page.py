@@ -151,7 +151,9 @@ def test_a_run_no_worker_finished_in_time_no_longer_shows_pending_on_the_page(
     assert lost.status == "failed" and "time limit" in lost.error
 
 
-def test_the_findings_page_shows_the_gardeners_measured_precision_and_recall_held_out_first(logged_in) -> None:  # noqa: ANN001
+def test_the_findings_page_shows_the_gardeners_measured_precision_and_recall_held_out_first(
+    logged_in,
+) -> None:  # noqa: ANN001
     from lore.garden.figures import garden_figures
 
     page = logged_in.get("/findings/").content.decode()
