@@ -33,14 +33,16 @@ LESSONS = "lore_lesson"
 
 def _explained(plan: dict[str, Any]) -> dict[str, float]:
     """Times (ms) and WAL of an EXPLAIN (ANALYZE, WAL, FORMAT JSON): the whole statement, its triggers, and the
-    nodes that lock the rows, update them and insert the audit events."""
+    nodes that lock the rows, update them and insert the audit events. A node's figures include its children's
+    (the events' INSERT reads the UPDATE's rows, so its time includes the UPDATE's); the WAL is the top node's,
+    which includes every CTE but not the triggers, which run after the plan."""
     top = plan["Plan"]
     out: dict[str, float] = {
         "total_ms": plan["Execution Time"],
         "trigger_ms": sum(t["Time"] for t in plan.get("Triggers", [])),
-        "wal_records": 0,
-        "wal_fpi": 0,
-        "wal_bytes": 0,
+        "wal_records": top.get("WAL Records", 0),
+        "wal_fpi": top.get("WAL FPI", 0),
+        "wal_bytes": top.get("WAL Bytes", 0),
         "lock_ms": 0.0,
         "update_ms": 0.0,
         "events_ms": 0.0,
@@ -53,9 +55,6 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
         if kind == "ModifyTable":
             key = "update_ms" if node.get("Operation") == "Update" else "events_ms"
             out[key] += node["Actual Total Time"]
-        for key, name in (("wal_records", "WAL Records"), ("wal_fpi", "WAL FPI"), ("wal_bytes", "WAL Bytes")):
-            if kind == "ModifyTable":
-                out[key] += node.get(name, 0)
         for child in node.get("Plans", []):
             walk(child)
 
