@@ -1,14 +1,16 @@
 """Where one archive batch and one restore batch spend their time, and what each candidate design would change
 (issue 29, docs/scaling.md "Archive and undo").
 
-    DATABASE_URL=postgres://…/lore_bench_1m .venv/bin/python bench/archive_parts.py [--cycles 5] [--json out.json]
+    DATABASE_URL=postgres://…/lore_bench_1m .venv/bin/python bench/archive_parts.py [--cycles 5] [--only WORDS] [--fillfactor]
+                                               [--json out.json]
 
 Against a loaded bench store (bench/run.py loads it). Every variant is one batch of ARCHIVE_BATCH lessons of the
 ~10% rule, in its own transaction, rolled back; the variants take turns (the order rotates every cycle) on
-different slices of the candidates, and the store is vacuumed after each cycle, so they are compared in the same
-run on the same machine. For the restore, the rule's candidates are archived first by a real run, and undone at the
-end. PostgreSQL only; needs a superuser (session_replication_role turns the count triggers off for one
-transaction; DROP INDEX inside a rolled-back transaction takes an index away for one batch).
+different lessons, and the store is vacuumed after each cycle, so they are compared in the same run on the same
+machine. For the restore, the rule's candidates are archived first by a real run, and undone at the end.
+`--fillfactor` instead times the bare UPDATEs on two copies of the lessons table, at fillfactor 100 and 80.
+PostgreSQL only; needs a superuser (session_replication_role turns the count triggers off for one transaction;
+DROP INDEX inside a rolled-back transaction takes an index away for one batch).
 """
 
 from __future__ import annotations
@@ -349,13 +351,113 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
     return result
 
 
+FILLFACTORS = (100, 80)
+
+
+def fillfactor_measure(cycles: int) -> dict[str, Any]:
+    """The bare archive and restore UPDATE of the same 2,000 lessons on copies of the lessons table that differ only
+    in their fillfactor (each copy freshly packed, with every index of `lore_lesson` and no trigger), alternating,
+    rolled back: whether room left on the page makes these updates HOT or cheaper. The copies are dropped after."""
+    import django
+
+    django.setup()
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from bench.archive import ARCHIVE_SET, RESTORE_SET
+    from bench.scenarios import rule_10pct
+    from bench.store import ACCOUNT
+    from lore.candidates import candidates
+    from lore.limits import ARCHIVE_BATCH
+    from lore.models import Account
+    from lore.services import candidate_ids
+
+    size = ARCHIVE_BATCH.value
+    account = Account.objects.get(name=ACCOUNT)
+    ids = list(candidate_ids(candidates(account, rule_10pct(), now=timezone.now())))
+    tables = {ff: f"bench_lesson_ff{ff}" for ff in FILLFACTORS}
+
+    def sql(statement: str, params: Sequence[object] = ()) -> Any:
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            return cursor.fetchall() if cursor.description else cursor.rowcount
+
+    def update(
+        table: str, assignments: str, values: list[object], batch: Sequence[int]
+    ) -> tuple[float, int, int]:
+        with transaction.atomic():
+            sql("SET LOCAL statement_timeout = 0")
+            started = time.perf_counter()
+            rows = sql(
+                f"UPDATE {table} SET {assignments} WHERE id = ANY(%s::bigint[])", [*values, list(batch)]
+            )
+            seconds = time.perf_counter() - started
+            ((hot,),) = sql("SELECT n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = %s", [table])
+            transaction.set_rollback(True)
+        return seconds * 1000 / max(rows, 1) * size, rows, hot
+
+    def alternate(assignments: str, values: list[object], lesson_ids: list[int]) -> dict[str, Any]:
+        times: dict[int, list[float]] = {ff: [] for ff in FILLFACTORS}
+        hot: dict[int, int] = dict.fromkeys(FILLFACTORS, 0)
+        updated: dict[int, int] = dict.fromkeys(FILLFACTORS, 0)
+        for cycle in range(cycles):
+            order = FILLFACTORS[cycle % len(FILLFACTORS) :] + FILLFACTORS[: cycle % len(FILLFACTORS)]
+            batch = lesson_ids[cycle * size : (cycle + 1) * size]  # the same lessons on every copy
+            for ff in order:
+                ms, rows, hot_rows = update(tables[ff], assignments, values, batch)
+                times[ff].append(ms)
+                hot[ff] += hot_rows
+                updated[ff] += rows
+            for table in tables.values():
+                sql(f"VACUUM {table}")
+        return {
+            f"fillfactor {ff}": {
+                "ms_per_batch_median": round(statistics.median(times[ff]), 1),
+                "ms_per_batch_all": [round(x, 1) for x in times[ff]],
+                "updated": updated[ff],
+                "hot_updated": hot[ff],
+            }
+            for ff in FILLFACTORS
+        }
+
+    result: dict[str, Any] = {"batch": size, "cycles": cycles}
+    try:
+        for ff, table in tables.items():
+            sql(f"DROP TABLE IF EXISTS {table}")
+            sql(f"CREATE TABLE {table} (LIKE {LESSONS} INCLUDING ALL) WITH (fillfactor = {ff})")
+            sql(f"INSERT INTO {table} SELECT * FROM {LESSONS} ORDER BY id")
+            sql(f"VACUUM ANALYZE {table}")
+        pages = sql("SELECT relname, relpages FROM pg_class WHERE relname = ANY(%s)", [list(tables.values())])
+        result["table_pages"] = dict(pages)
+        result["archive"] = alternate(ARCHIVE_SET, [timezone.now(), None, "fillfactor"], ids)
+        for table in tables.values():  # archived for real on the copies, to restore
+            sql(
+                f"UPDATE {table} SET {ARCHIVE_SET} WHERE id = ANY(%s::bigint[])",
+                [timezone.now(), None, "x", ids],
+            )
+            sql(f"VACUUM {table}")
+        result["restore"] = alternate(RESTORE_SET, [], ids)
+    finally:
+        for table in tables.values():
+            sql(f"DROP TABLE IF EXISTS {table}")
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="bench/archive_parts.py", description=__doc__.split("\n")[0])
     parser.add_argument("--cycles", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated words: only the variants naming one")
+    parser.add_argument(
+        "--fillfactor",
+        action="store_true",
+        help="instead: the bare UPDATEs on copies at fillfactor 100 and 80",
+    )
     parser.add_argument("--json", default="", help="also write the figures to this file")
     args = parser.parse_args()
-    result = measure(args.cycles, [w.strip() for w in args.only.split(",") if w.strip()])
+    if args.fillfactor:
+        result = fillfactor_measure(args.cycles)
+    else:
+        result = measure(args.cycles, [w.strip() for w in args.only.split(",") if w.strip()])
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

@@ -1,7 +1,7 @@
 """`make bench` — Lore Explorer at 100k and 1M lessons, side by side with Django's admin (DESIGN.md §13).
 
     .venv/bin/python bench/run.py --sizes 100k,1m --rounds 25 [--only explorer,admin,api,svc,archive,garden,reads,agents]
-                                  [--explain] [--no-web] [--no-archive] [--agents 16 --agent-cycles 20]
+                                  [--explain] [--no-web] [--no-archive] [--archive-rounds 3] [--agents 16 --agent-cycles 20]
 
 Each size runs in its own process against its own PostgreSQL database (lore_bench_<size>, created and loaded
 on first use, reused afterwards). Results go to bench/results/<timestamp>.json and the generated part of
