@@ -1,7 +1,7 @@
 """Where one archive batch and one restore batch spend their time, and what each candidate design would change
 (issue 29, docs/scaling.md "Archive and undo").
 
-    DATABASE_URL=postgres://…/lore_bench_1m .venv/bin/python bench/archive_parts.py [--cycles 5] [--only WORDS] [--fillfactor]
+    [DATABASE_URL=postgres://…/lore_bench_1m] .venv/bin/python bench/archive_parts.py [--cycles 5] [--only WORDS] [--fillfactor]
                                                [--json out.json]
 
 Against a loaded bench store (bench/run.py loads it). Every variant is one batch of ARCHIVE_BATCH lessons of the
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -444,6 +445,13 @@ def fillfactor_measure(cycles: int) -> dict[str, Any]:
 
 
 def main() -> int:
+    from bench.run import _child_env
+
+    # The environment a size's child process of bench/run.py gets, for what the caller did not set.
+    url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/lore_bench_1m"
+    os.environ.update(
+        {k: v for k, v in _child_env(url).items() if k not in os.environ or k == "DATABASE_URL"}
+    )
     parser = argparse.ArgumentParser(prog="bench/archive_parts.py", description=__doc__.split("\n")[0])
     parser.add_argument("--cycles", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated words: only the variants naming one")
