@@ -190,11 +190,7 @@ def _archive_round(ids: Identities) -> dict[str, object]:
     assert run is not None
     reason = "ad-hoc groom run"
     picked = candidate_ids(candidates(ids.account, rule, now=timezone.now()))
-    bare_archive = _bare_update(
-        picked,
-        "archived_at = %s, archived_by_run_id = %s, archive_reason = %s",
-        [timezone.now(), run.pk, reason],
-    )
+    bare_archive = _bare_update(picked, ARCHIVE_SET, [timezone.now(), run.pk, reason])
     before = _counters_before()
     with RssSampler() as run_memory:
         started = time.perf_counter()
