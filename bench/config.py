@@ -12,6 +12,8 @@ WARMUP = 3
 # The agent-load scenario (bench/agents.py): concurrent agents and list+search+read cycles each.
 AGENTS = 16
 AGENT_CYCLES = 20
+# Rounds of the archive scenario (bench/archive.py): each one the bare UPDATE, the run, the bare restore, the undo.
+ARCHIVE_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,22 @@ TARGETS: tuple[Target, ...] = (
     Target("partial_counts", "counts after a swap, p95", "ms", _tiers(100, 100, 1000), at_most=True),
     Target("menu_counts", "filter-menu section counts, p95", "ms", _tiers(100, 60, 1000), at_most=True),
     Target("preview", "preview of a ~10% rule, p95", "ms", _tiers(100, 150, 1000), at_most=True),
-    Target("archive", "archive run (rows/s)", "rows/s", _tiers(10_000, 50_000, 50_000), at_most=False),
-    Target("undo", "undo of that run ÷ the run (rows/s)", "x", _tiers(None, 1, 1), at_most=False),
+    # Issue 29: the archive and its undo against PostgreSQL's own UPDATE of the same rows in the same run (a fixed
+    # rows/s was a guess above what the machine's PostgreSQL does; DESIGN.md §16).
+    Target(
+        "archive",
+        "archive run ÷ the bare archive UPDATE of its rows (rows/s)",
+        "x",
+        _tiers(0.8, 0.8, 0.8),
+        at_most=False,
+    ),
+    Target(
+        "undo",
+        "undo ÷ the bare restore UPDATE of its rows (rows/s)",
+        "x",
+        _tiers(0.8, 0.8, 0.8),
+        at_most=False,
+    ),
     Target("api_page", "50-row API page with read bump, p95", "ms", _tiers(50, 60, None), at_most=True),
     Target(
         "ratio",

@@ -1,7 +1,7 @@
 """`make bench` — Lore Explorer at 100k and 1M lessons, side by side with Django's admin (DESIGN.md §13).
 
     .venv/bin/python bench/run.py --sizes 100k,1m --rounds 25 [--only explorer,admin,api,svc,archive,garden,reads,agents]
-                                  [--explain] [--no-web] [--no-archive] [--agents 16 --agent-cycles 20]
+                                  [--explain] [--no-web] [--no-archive] [--archive-rounds 3] [--agents 16 --agent-cycles 20]
 
 Each size runs in its own process against its own PostgreSQL database (lore_bench_<size>, created and loaded
 on first use, reused afterwards). Results go to bench/results/<timestamp>.json and the generated part of
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.config import AGENT_CYCLES, AGENTS, DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
+from bench.config import AGENT_CYCLES, AGENTS, ARCHIVE_ROUNDS, DEFAULT_ROUNDS, PG_SERVER, WARMUP, size_parse  # noqa: E402
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -49,6 +49,12 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--agent-cycles", type=int, default=AGENT_CYCLES, help="list+search+read cycles each")
     parser.add_argument("--no-archive", action="store_true", help="skip the grooming run and its undo")
     parser.add_argument(
+        "--archive-rounds",
+        type=int,
+        default=ARCHIVE_ROUNDS,
+        help="rounds of bare archive UPDATE, run, bare restore UPDATE, undo",
+    )
+    parser.add_argument(
         "--server", default=os.environ.get("BENCH_PG", PG_SERVER), help="PostgreSQL server URL"
     )
     parser.add_argument("--no-markdown", action="store_true", help="write the JSON only")
@@ -58,6 +64,8 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.archive_rounds < 1:
+        parser.error("--archive-rounds must be at least 1")
     if args.agents < 0 or args.agent_cycles < 1:
         parser.error("--agents must be 0 or more and --agent-cycles at least 1")
     try:
@@ -109,6 +117,7 @@ def child_main(args: argparse.Namespace) -> int:
             explain=args.explain,
             agents=args.agents,
             agent_cycles=args.agent_cycles,
+            archive_rounds=args.archive_rounds,
         )
     except NotEnoughDisk as exc:
         print(f"refused: {exc}", file=sys.stderr)

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from bench.archive import archive_run_measure
-from bench.config import WARMUP, Size
+from bench.config import ARCHIVE_ROUNDS, WARMUP, Size
 from bench.explain import explains_collect
 from bench.measure import Outcome, rounds_run
 from bench.scenarios import Context, scenarios_build, scenarios_select
@@ -61,6 +61,7 @@ def bench_size(
     explain: bool = False,
     agents: int = 0,
     agent_cycles: int = 0,
+    archive_rounds: int = ARCHIVE_ROUNDS,
 ) -> dict[str, Any]:
     """Load (or reuse) the store, measure every available scenario, then the web process and a grooming run."""
     _log(f"[{size.label}] store of {size.lessons:,} lessons")
@@ -131,6 +132,9 @@ def bench_size(
         _log(f"[{size.label}] read bumps in place vs buffered, the visibility map, the fold")
         result["reads"] = reads_bench(ids)
     if archive and _wanted("archive", only):
-        _log(f"[{size.label}] grooming run of the ~10% rule, then its undo")
-        result["archive"] = archive_run_measure(ids)
+        _log(
+            f"[{size.label}] grooming run of the ~10% rule and its undo, beside the bare UPDATE of the same rows, "
+            f"{archive_rounds} rounds"
+        )
+        result["archive"] = archive_run_measure(ids, rounds=archive_rounds)
     return result

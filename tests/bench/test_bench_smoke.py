@@ -26,7 +26,9 @@ def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path)
     account, loaded = store_ensure(TINY.lessons, log=False)
     assert loaded and Lesson.objects.filter(account=account).count() == TINY.lessons
 
-    result = bench_size(TINY, rounds=1, only=[], warmup=1, web=False, archive=True, explain=using_postgres())
+    result = bench_size(
+        TINY, rounds=1, only=[], warmup=1, web=False, archive=True, explain=using_postgres(), archive_rounds=1
+    )
 
     measured = {name: s for name, s in result["scenarios"].items() if "error" not in s}
     assert {"admin.page", "admin.page_filtered", "svc.preview", "svc.read_bump"} <= set(measured)
