@@ -270,6 +270,14 @@ GARDEN_FINDINGS_MAX = Limit(
     setting="LORE_GARDEN_FINDINGS_MAX",
     why="a review queue nobody can read is no report; apply or dismiss and the next run proposes more",
 )
+GARDEN_SEMANTIC_BLOCK_MAX = Limit(
+    "GARDEN_SEMANTIC_BLOCK_MAX",
+    20000,
+    "lessons",
+    "of one scope family compared by the semantic gardener (the newest)",
+    setting="LORE_GARDEN_SEMANTIC_BLOCK_MAX",
+    why="possible duplicates are exact dot products within a family; memory and time stay bounded",
+)
 GARDEN_APPLY_CAP_MAX = Limit(
     "GARDEN_APPLY_CAP_MAX",
     500,
