@@ -61,7 +61,9 @@ def _ratio(hits: int, total: int) -> float | None:
 def corpus_evaluate(account: Account, labels: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Precision per kind and recall for near-verbatim duplicates and ephemera, from the open findings."""
     retired: dict[str, list[tuple[dict[str, Any], dict[str, Any] | None]]] = {
-        k: [] for k in Finding.Kind.values
+        k: []
+        for k in Finding.Kind.values
+        if k != Finding.Kind.POSSIBLE_DUPLICATE  # review-only: bench/semantic.py
     }
     for finding in Finding.objects.filter(account=account).prefetch_related("members__lesson"):
         keep = next(

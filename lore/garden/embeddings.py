@@ -43,6 +43,13 @@ def semantic_enabled() -> bool:
     return bool(getattr(settings, "LORE_GARDEN_SEMANTIC", False))
 
 
+def model_installed() -> bool:
+    """Whether the `semantic` extra is installed (found, not imported)."""
+    import importlib.util
+
+    return importlib.util.find_spec("wordllama") is not None
+
+
 @lru_cache(maxsize=1)
 def _model() -> Any:
     try:

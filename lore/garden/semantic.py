@@ -18,7 +18,6 @@ from datetime import datetime
 import numpy as np
 from django.db import IntegrityError, transaction
 
-from lore.garden import inventory  # inventory calls this module: the name is read at call time
 from lore.garden.detect import CLAIM, DUPLICATE_THRESHOLD, ROW_FIELDS, Examined, Row
 from lore.garden.embeddings import (
     MODEL_NAME,
@@ -150,12 +149,14 @@ def possible_duplicates(
 def _finding(
     account: Account, members: list[tuple[Row, float]], run: GardenRun, now: datetime
 ) -> tuple[Finding, list[FindingMember]]:
+    from lore.garden.inventory import fingerprint  # the inventory calls this module: imported when used
+
     scores = [score for _, score in members[1:]]
     finding = Finding(
         account=account,
         kind=KIND,
         family=family_of(members[0][0].scope)[:600],
-        fingerprint=inventory.fingerprint(KIND, [(row, REVIEW) for row, _ in members]),
+        fingerprint=fingerprint(KIND, [(row, REVIEW) for row, _ in members]),
         evidence={
             "similarity_min": round(min(scores), 3),
             "similarity_max": round(max(scores), 3),
