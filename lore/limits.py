@@ -278,6 +278,14 @@ GARDEN_SEMANTIC_BLOCK_MAX = Limit(
     setting="LORE_GARDEN_SEMANTIC_BLOCK_MAX",
     why="possible duplicates are exact dot products within a family; memory and time stay bounded",
 )
+GARDEN_SEMANTIC_EMBED_MAX = Limit(
+    "GARDEN_SEMANTIC_EMBED_MAX",
+    300000,
+    "lessons",
+    "embedded by one semantic inventory (the rest by the next)",
+    setting="LORE_GARDEN_SEMANTIC_EMBED_MAX",
+    why="a first semantic inventory of a large store finishes within GARDEN_TIME_LIMIT; stored vectors are kept",
+)
 GARDEN_APPLY_CAP_MAX = Limit(
     "GARDEN_APPLY_CAP_MAX",
     500,

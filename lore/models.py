@@ -527,7 +527,9 @@ class LessonEmbedding(models.Model):
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
     lesson = models.OneToOneField(Lesson, on_delete=models.CASCADE, related_name="+")
-    family = models.CharField(max_length=600, help_text="the lesson's scope family: lessons are compared within one")
+    family = models.CharField(
+        max_length=600, help_text="the lesson's scope family: lessons are compared within one"
+    )
     text_hash = models.CharField(max_length=64, help_text="SHA-256 of the text embedded (title and content)")
     model = models.CharField(max_length=64)
     vector = models.BinaryField()

@@ -29,9 +29,9 @@ MODEL_NAME = "wordllama-l2_supercat-256"
 DIMENSIONS = 256
 EXTRA = "lore-explorer[semantic]"
 # Lessons embedded and stored per second by the inventory worker, measured by bench/semantic.py on a 2-core
-# machine (docs/gardener.md): the estimate a semantic inventory announces before it starts embedding. Kept low
-# (the store's INSERTs, not the model, dominate).
-LESSONS_PER_SECOND = 2000
+# machine shared with other jobs (docs/gardener.md: 1,281/s on PostgreSQL; the model alone ~12,000/s): the
+# estimate a semantic inventory announces before it starts embedding, rounded down.
+LESSONS_PER_SECOND = 1000
 
 
 class SemanticUnavailable(RuntimeError):
@@ -96,7 +96,7 @@ def vector_bytes(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype="<f2").tobytes()
 
 
-def vectors_of(blobs: Iterable[bytes]) -> np.ndarray:
+def vectors_of(blobs: Iterable[bytes | memoryview]) -> np.ndarray:
     """Stored vectors back as float32 unit rows."""
     joined = b"".join(bytes(blob) for blob in blobs)
     return _unit(np.frombuffer(joined, dtype="<f2").reshape(-1, DIMENSIONS).astype(np.float32))

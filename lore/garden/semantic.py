@@ -30,11 +30,11 @@ from lore.garden.embeddings import (
 )
 from lore.garden.ephemera import ephemera_match
 from lore.garden.text import family_of, jaccard, numbers_of, shingles
-from lore.limits import GARDEN_SEMANTIC_BLOCK_MAX
+from lore.limits import GARDEN_SEMANTIC_BLOCK_MAX, GARDEN_SEMANTIC_EMBED_MAX
 from lore.models import Account, Finding, FindingMember, GardenRun, Lesson, LessonEmbedding, SupersedesClaim
 
 KIND = Finding.Kind.POSSIBLE_DUPLICATE
-REVIEW, KEEP = FindingMember.Action.REVIEW, FindingMember.Action.KEEP
+REVIEW, KEEP, RETIRE = FindingMember.Action.REVIEW, FindingMember.Action.KEEP, FindingMember.Action.RETIRE
 # Cosine of two lessons' embeddings from which they are a possible duplicate: chosen on the development corpora
 # (docs/gardener.md has the table); the held-out corpus was never used to choose it.
 SEMANTIC_THRESHOLD = 0.6
@@ -113,7 +113,9 @@ def clusters(rows: dict[int, Row], pairs: dict[tuple[int, int], float]) -> Itera
     """Greedy around the suggested keeper: the first lesson left takes every remaining lesson paired with it."""
     remaining = sorted(rows.values(), key=_order)
     while len(remaining) > 1:
-        anchor, others, members = remaining[0], [], []
+        anchor = remaining[0]
+        others: list[tuple[Row, float]] = []
+        members: list[tuple[Row, float]] = []
         for row in remaining[1:]:
             score = pairs.get((min(anchor.id, row.id), max(anchor.id, row.id)))
             (members if score is not None else others).append((row, score or 0.0))
@@ -227,14 +229,20 @@ def semantic_inventory(
     if not semantic_enabled() or room <= 0:
         return 0
     semantic_check()
-    pending = embeddings_pending(account)
+    waiting = embeddings_pending(account)
+    pending = waiting[: GARDEN_SEMANTIC_EMBED_MAX.value]
+    later = f" ({len(waiting) - len(pending):,} more next run)" if len(waiting) > len(pending) else ""
     GardenRun.objects.filter(pk=run.pk).update(
-        phase=f"{KIND}: embedding {len(pending):,} lessons, {embedding_estimate(len(pending))}",
+        phase=f"{KIND}: embedding {len(pending):,} lessons, {embedding_estimate(len(pending))}{later}"[:200],
         examined=examined.total,
     )
     fresh = embeddings_sync(account, pending)
     GardenRun.objects.filter(pk=run.pk).update(phase=f"{KIND}: comparing", examined=examined.total)
-    open_members = FindingMember.objects.filter(finding__account=account, finding__status=Finding.Status.OPEN)
+    # Lessons already proposed for retirement, or to review in another possible duplicate, are left out; a kept
+    # lesson is not: a paraphrase of a near-duplicate group's keeper is exactly what this detector is for.
+    open_members = FindingMember.objects.filter(
+        finding__account=account, finding__status=Finding.Status.OPEN, action__in=[RETIRE, REVIEW]
+    )
     taken = taken | set(open_members.values_list("lesson_id", flat=True))
     found = []
     for members in possible_duplicates(
