@@ -109,8 +109,12 @@ def _same_fact(a: Row, b: Row) -> bool:
     return jaccard(shingles(a.key, a.content), shingles(b.key, b.content)) < DUPLICATE_THRESHOLD
 
 
-def clusters(rows: dict[int, Row], pairs: dict[tuple[int, int], float]) -> Iterator[list[tuple[Row, float]]]:
-    """Greedy around the suggested keeper: the first lesson left takes every remaining lesson paired with it."""
+def review_pairs(
+    rows: dict[int, Row], pairs: dict[tuple[int, int], float]
+) -> Iterator[list[tuple[Row, float]]]:
+    """Greedy around the suggested keeper: the first lesson left is paired with every remaining lesson similar to
+    it, one finding per pair (a person judges two lessons at a time, never a keeper for a group of which one
+    member may be a look-alike); repeat with the lessons it was not paired with."""
     remaining = sorted(rows.values(), key=_order)
     while len(remaining) > 1:
         anchor = remaining[0]
@@ -119,8 +123,8 @@ def clusters(rows: dict[int, Row], pairs: dict[tuple[int, int], float]) -> Itera
         for row in remaining[1:]:
             score = pairs.get((min(anchor.id, row.id), max(anchor.id, row.id)))
             (members if score is not None else others).append((row, score or 0.0))
-        if members:
-            yield [(anchor, max(s for _, s in members)), *members]
+        for row, score in members:
+            yield [(anchor, score), (row, score)]
         remaining = [row for row, _ in others] if members else remaining[1:]
 
 
@@ -145,7 +149,7 @@ def possible_duplicates(
             if pair[0] in eligible and pair[1] in eligible and _same_fact(rows[pair[0]], rows[pair[1]])
         }
         linked = {pk for pair in kept for pk in pair}
-        yield from clusters({pk: rows[pk] for pk in linked}, kept)
+        yield from review_pairs({pk: rows[pk] for pk in linked}, kept)
 
 
 def _finding(
@@ -167,7 +171,7 @@ def _finding(
             "superseded_by": None,
             "review_only": True,
         },
-        summary=f"{len(members)} lessons may state the same thing in other words: choose the one to keep",
+        summary="two lessons may state the same thing in other words: choose the one to keep",
         garden_run=run,
         created_at=now,
     )
@@ -248,8 +252,7 @@ def semantic_inventory(
     for members in possible_duplicates(
         account, fresh=fresh, full=since is None, taken=taken, examined=examined
     ):
-        taken |= {row.id for row, _ in members}
-        found.append(members[: account.garden_apply_cap + 1])
+        found.append(members)
         if len(found) >= room:
             break
     return _record(account, found, run, now)
