@@ -323,8 +323,9 @@ def _run_line(run: dict[str, Any]) -> str:
     if run["status"] == "failed":
         return f"Inventory #{run['id']} failed: {run['error']}"
     pending = " (already pending)" if run.get("already_pending") else ""
+    phase = f" ({run['phase']})" if run.get("phase") else ""
     return (
-        f"Inventory #{run['id']} is {run['status']}{pending}: the findings below are from before it; "
+        f"Inventory #{run['id']} is {run['status']}{phase}{pending}: the findings below are from before it; "
         "wait for it with --wait SECONDS."
     )
 
