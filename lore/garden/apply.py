@@ -154,7 +154,11 @@ def finding_apply(  # noqa: ANN201
             status="done", matched=len(archived), archived=len(archived), finished_at=timezone.now()
         )
         Finding.objects.filter(pk=finding.pk).update(
-            status=Status.APPLIED, applied_run=run, decided_by=actor, decided_at=now
+            status=Status.APPLIED,
+            applied_run=run,
+            decided_by=actor,
+            decided_at=now,
+            evidence={**finding.evidence, "superseded_by": superseded_by},  # a person's keeper, recorded
         )
         _activity(
             finding, Activity.Action.FINDING_APPLIED, actor, f"{len(archived)} lessons retired", run.pk, now

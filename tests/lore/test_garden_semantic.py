@@ -176,6 +176,8 @@ def test_a_possible_duplicate_is_applied_only_with_a_keeper_then_archives_the_ot
     first.refresh_from_db()
     assert run.archived == 1 and first.archived_at is not None and first.superseded_by_id == second.pk
     assert "possible duplicate" in first.archive_reason
+    finding.refresh_from_db()
+    assert finding.evidence["superseded_by"] == second.pk and finding.decided_by == "alice"
     assert finding_undo(account=account, finding_id=finding.pk, actor="alice") == 1
     first.refresh_from_db()
     assert first.archived_at is None and first.superseded_by_id is None
