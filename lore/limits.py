@@ -278,6 +278,14 @@ GARDEN_SEMANTIC_BLOCK_MAX = Limit(
     setting="LORE_GARDEN_SEMANTIC_BLOCK_MAX",
     why="possible duplicates are exact dot products within a family; memory and time stay bounded",
 )
+GARDEN_SEMANTIC_NEIGHBOURS = Limit(
+    "GARDEN_SEMANTIC_NEIGHBOURS",
+    10,
+    "lessons",
+    "paired with each lesson by the semantic gardener (its closest)",
+    setting="LORE_GARDEN_SEMANTIC_NEIGHBOURS",
+    why="a family of look-alike lessons yields at most this many candidate pairs per lesson, not every pair",
+)
 GARDEN_SEMANTIC_EMBED_MAX = Limit(
     "GARDEN_SEMANTIC_EMBED_MAX",
     300000,

@@ -30,7 +30,7 @@ from lore.garden.embeddings import (
 )
 from lore.garden.ephemera import ephemera_match
 from lore.garden.text import family_of, jaccard, numbers_of, shingles
-from lore.limits import GARDEN_SEMANTIC_BLOCK_MAX, GARDEN_SEMANTIC_EMBED_MAX
+from lore.limits import GARDEN_SEMANTIC_BLOCK_MAX, GARDEN_SEMANTIC_EMBED_MAX, GARDEN_SEMANTIC_NEIGHBOURS
 from lore.models import Account, Finding, FindingMember, GardenRun, Lesson, LessonEmbedding, SupersedesClaim
 
 KIND = Finding.Kind.POSSIBLE_DUPLICATE
@@ -39,8 +39,8 @@ REVIEW, KEEP, RETIRE = FindingMember.Action.REVIEW, FindingMember.Action.KEEP, F
 # (docs/gardener.md has the table); the held-out corpus was never used to choose it.
 SEMANTIC_THRESHOLD = 0.6
 MEASURE = "cosine of WordLlama embeddings (l2_supercat, 256 dimensions) of the title and content"
-# Rows of the similarity matrix computed at once (memory: CHUNK x block floats).
-CHUNK = 512
+# Rows of the similarity matrix computed at once (memory: CHUNK x block floats and indices).
+CHUNK = 256
 
 
 def semantic_inventory_check() -> None:
@@ -77,17 +77,21 @@ def _block(account: Account, family: str) -> tuple[list[int], np.ndarray]:
 def similar_pairs(
     ids: list[int], vectors: np.ndarray, anchors: set[int] | None
 ) -> dict[tuple[int, int], float]:
-    """Pairs (low id, high id) of the block at or above SEMANTIC_THRESHOLD; with `anchors`, only pairs holding
-    one of them."""
+    """Pairs (low id, high id) of the block at or above SEMANTIC_THRESHOLD, each lesson paired with at most its
+    GARDEN_SEMANTIC_NEIGHBOURS closest (a family of look-alike lessons yields block x neighbours pairs, not
+    block squared); with `anchors`, only the neighbours of those lessons."""
     rows = [i for i, pk in enumerate(ids) if anchors is None or pk in anchors]
+    closest = min(GARDEN_SEMANTIC_NEIGHBOURS.value + 1, len(ids))  # + the lesson itself
     found: dict[tuple[int, int], float] = {}
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
         scores = vectors[chunk] @ vectors.T
-        for r, c in zip(*np.nonzero(scores >= SEMANTIC_THRESHOLD), strict=True):
-            a, b = ids[chunk[r]], ids[c]
+        top = np.argpartition(-scores, closest - 1, axis=1)[:, :closest]
+        best = np.take_along_axis(scores, top, axis=1)
+        for r, c in zip(*np.nonzero(best >= SEMANTIC_THRESHOLD), strict=True):
+            a, b = ids[chunk[r]], ids[top[r, c]]
             if a != b:
-                found[(min(a, b), max(a, b))] = float(scores[r, c])
+                found[(min(a, b), max(a, b))] = float(best[r, c])
     return found
 
 
