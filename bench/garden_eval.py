@@ -35,9 +35,11 @@ if __name__ == "__main__":  # pragma: no cover - run as a script, on a database 
     call_command("migrate", verbosity=0)
 
 from django.db import transaction
+from django.test import override_settings
 from django.utils import timezone
 
 from lore.accounts import account_create
+from lore.garden.embeddings import model_installed
 from lore.garden.figures import FIGURES_PATH
 from lore.garden.inventory import garden_inventory
 from lore.inputs import LessonInput
@@ -141,7 +143,7 @@ def corpus_evaluate(account: Account, labels: dict[str, dict[str, Any]]) -> dict
             if kind in RETIRING:
                 retired.add(address)
             if kind in ("near_duplicate", "possible_duplicate"):
-                ok = _same_group(labels, address, keeper or (others[0] if others[0] != address else None))
+                ok = _same_group(labels, address, keeper or next((o for o in others if o != address), None))
             elif kind == "superseded":
                 ok = keeper is not None and labels[keeper].get("supersedes_target") == address
             else:
@@ -204,24 +206,18 @@ def targets_missed(result: dict[str, Any], *, semantic: bool) -> list[str]:
     return missed
 
 
-def _semantic_on(account: Account) -> bool:
-    """Whether the inventory looked for possible duplicates (the optional semantic extra)."""
-    try:
-        from lore.garden.semantic import semantic_enabled  # type: ignore[import-not-found]
-    except ImportError:
-        return False
-    return bool(semantic_enabled(account))
-
-
 def corpus_run(name: str) -> dict[str, Any]:
-    """Load corpus `name` into a fresh account of its own, inventory it in full, evaluate."""
+    """Load corpus `name` into a fresh account of its own, inventory it in full, evaluate. Possible duplicates are
+    looked for when the optional semantic extra is installed (its figures are then measured too)."""
     account = Account.objects.filter(name=f"garden-{name}").first() or account_create(name=f"garden-{name}")
     Finding.objects.filter(account=account).delete()
     Lesson.objects.filter(account=account).delete()
     labels = corpus_load(account, CORPORA[name])
-    garden_inventory(account, full=True, trigger="bench")
+    semantic = model_installed()
+    with override_settings(LORE_GARDEN_SEMANTIC=semantic):
+        garden_inventory(account, full=True, trigger="bench")
     result = corpus_evaluate(account, labels)
-    result["semantic"] = _semantic_on(account)
+    result["semantic"] = semantic
     return result
 
 

@@ -197,6 +197,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 LORE_SWEEP_CRONTAB = env("LORE_SWEEP_CRONTAB")
+# The semantic gardener (possible duplicates, docs/gardener.md): off by default; needs the `semantic` extra on the
+# worker. A deployment setting, not an account's: whether the model is installed is the host's business.
+LORE_GARDEN_SEMANTIC = env.bool("LORE_GARDEN_SEMANTIC", default=False)
 # After a fold of buffered reads (lore.reads), a plain VACUUM of the lessons marks their pages all-visible again;
 # off by default: autovacuum does it too (docs/architecture.md, "Reads").
 LORE_READS_FOLD_VACUUM = env.bool("LORE_READS_FOLD_VACUUM", default=False)

@@ -86,12 +86,19 @@ def garden_run_now(request: HttpRequest) -> HttpResponse:
     return _back(request)
 
 
+def _keep(value: str | None) -> int | None:
+    """The lesson a person chose to keep (a possible duplicate's radio group); None when absent or not an id."""
+    return int(value) if value and value.isdigit() and len(value) <= 18 else None
+
+
 def _act(request: HttpRequest, finding_id: int, action: str) -> HttpResponse:
     account = account_of(request)
     actor = person(request.user)
     try:
         if action == "apply":
-            run = finding_apply(account=account, finding_id=finding_id, actor=actor)
+            run = finding_apply(
+                account=account, finding_id=finding_id, actor=actor, keep=_keep(request.POST.get("keep"))
+            )
             messages.success(
                 request, f"Applied: {run.archived} lessons retired (run #{run.pk}). Undo restores them."
             )

@@ -277,6 +277,30 @@ GARDEN_FINDINGS_MAX = Limit(
     setting="LORE_GARDEN_FINDINGS_MAX",
     why="a review queue nobody can read is no report; apply or dismiss and the next run proposes more",
 )
+GARDEN_SEMANTIC_BLOCK_MAX = Limit(
+    "GARDEN_SEMANTIC_BLOCK_MAX",
+    20000,
+    "lessons",
+    "of one scope family compared by the semantic gardener (the newest)",
+    setting="LORE_GARDEN_SEMANTIC_BLOCK_MAX",
+    why="possible duplicates are exact dot products within a family; memory and time stay bounded",
+)
+GARDEN_SEMANTIC_NEIGHBOURS = Limit(
+    "GARDEN_SEMANTIC_NEIGHBOURS",
+    10,
+    "lessons",
+    "paired with each lesson by the semantic gardener (its closest)",
+    setting="LORE_GARDEN_SEMANTIC_NEIGHBOURS",
+    why="a family of look-alike lessons yields at most this many candidate pairs per lesson, not every pair",
+)
+GARDEN_SEMANTIC_EMBED_MAX = Limit(
+    "GARDEN_SEMANTIC_EMBED_MAX",
+    300000,
+    "lessons",
+    "embedded by one semantic inventory (the rest by the next)",
+    setting="LORE_GARDEN_SEMANTIC_EMBED_MAX",
+    why="a first semantic inventory of a large store finishes within GARDEN_TIME_LIMIT; stored vectors are kept",
+)
 GARDEN_APPLY_CAP_MAX = Limit(
     "GARDEN_APPLY_CAP_MAX",
     500,

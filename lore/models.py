@@ -520,6 +520,28 @@ class LessonBand(models.Model):
         return f"band {self.hash} of {self.lesson_id}"
 
 
+class LessonEmbedding(models.Model):
+    """A lesson's semantic embedding (lore.garden.embeddings), computed by the inventory worker when the semantic
+    gardener is on: a unit vector stored as float16 bytes, with the hash of the text it was computed from and the
+    model that computed it, so a nightly run embeds only lessons written since."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="+", db_index=False)
+    lesson = models.OneToOneField(Lesson, on_delete=models.CASCADE, related_name="+")
+    family = models.CharField(
+        max_length=600, help_text="the lesson's scope family: lessons are compared within one"
+    )
+    text_hash = models.CharField(max_length=64, help_text="SHA-256 of the text embedded (title and content)")
+    model = models.CharField(max_length=64)
+    vector = models.BinaryField()
+    updated_at = models.DateTimeField(help_text="the lesson's updated_at when it was embedded")
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "family"], name="lessonembedding_family")]
+
+    def __str__(self) -> str:
+        return f"embedding of {self.lesson_id}"
+
+
 class SupersedesClaim(models.Model):
     """An explicit `supersedes: [scope::key]` written with a lesson: the named lesson is proposed for
     retirement in favour of this one. Replaced on every write of the lesson."""
@@ -560,7 +582,7 @@ class GardenRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
     phase = models.CharField(
-        max_length=24,
+        max_length=200,
         blank=True,
         default="",
         help_text="what a running inventory is doing now (its progress)",
@@ -589,6 +611,8 @@ class Finding(models.Model):
         NEAR_DUPLICATE = "near_duplicate", "near duplicate"
         SUPERSEDED = "superseded", "superseded"
         EXPIRED_EPHEMERA = "expired_ephemera", "expired ephemera"
+        # Semantic similarity (lore.garden.semantic): review-only, a person picks the lesson to keep.
+        POSSIBLE_DUPLICATE = "possible_duplicate", "possible duplicate"
 
     class Status(models.TextChoices):
         OPEN = "open"
@@ -638,6 +662,8 @@ class FindingMember(models.Model):
     class Action(models.TextChoices):
         KEEP = "keep"
         RETIRE = "retire"
+        # A possible duplicate's members: nothing is proposed until a person picks the one to keep.
+        REVIEW = "review"
 
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="members")
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="+")

@@ -309,8 +309,12 @@ def cmd_import(client: LoreClient, args: argparse.Namespace) -> int:
 def _finding_line(finding: dict[str, Any]) -> str:
     retire = [m["address"] for m in finding["members"] if m["action"] == "retire"]
     keep = [m["address"] for m in finding["members"] if m["action"] == "keep"]
+    review = [f"{m['address']} (id {m['id']})" for m in finding["members"] if m["action"] == "review"]
     kept = f" · keep {', '.join(keep)}" if keep else ""
-    return f"#{finding['id']} {finding['kind']} in {finding['family']}: {finding['summary']}\n  retire {', '.join(retire)}{kept}"
+    head = f"#{finding['id']} {finding['kind']} in {finding['family']}: {finding['summary']}"
+    if review:
+        return f"{head}\n  review {', '.join(review)}{kept}\n  apply with --apply {finding['id']} --keep LESSON_ID"
+    return f"{head}\n  retire {', '.join(retire)}{kept}"
 
 
 def _run_line(run: dict[str, Any]) -> str:
@@ -319,15 +323,18 @@ def _run_line(run: dict[str, Any]) -> str:
     if run["status"] == "failed":
         return f"Inventory #{run['id']} failed: {run['error']}"
     pending = " (already pending)" if run.get("already_pending") else ""
+    phase = f" ({run['phase']})" if run.get("phase") else ""
     return (
-        f"Inventory #{run['id']} is {run['status']}{pending}: the findings below are from before it; "
+        f"Inventory #{run['id']} is {run['status']}{phase}{pending}: the findings below are from before it; "
         "wait for it with --wait SECONDS."
     )
 
 
 def cmd_garden(client: LoreClient, args: argparse.Namespace) -> int:
     """The gardener's report (after an inventory with --run); --apply ID… retires those findings, each at most
-    the account's apply cap, each undoable as one run (--undo ID)."""
+    the account's apply cap, each undoable as one run (--undo ID); a possible duplicate's lesson to keep is --keep."""
+    if args.keep is not None and len(args.apply or ()) != 1:
+        raise UsageError("--keep goes with exactly one --apply ID (a possible duplicate's lesson to keep)")
     if args.undo is not None:
         undone = client.finding_undo(args.undo)
         human = (
@@ -339,7 +346,7 @@ def cmd_garden(client: LoreClient, args: argparse.Namespace) -> int:
     if args.apply:
         results = []
         for finding_id in args.apply:
-            results.append(client.finding_apply(finding_id))
+            results.append(client.finding_apply(finding_id, keep=args.keep))
         human = "\n".join(
             f"Applied finding {r['finding']}: {output.lessons(r['archived'])} retired (run {r['run_id']})."
             for r in results
@@ -433,6 +440,7 @@ def add_garden_command(commands: Commands) -> None:
         metavar="ID",
         help="undo an applied finding: restore every lesson it retired (the finding is then dismissed)",
     )
+    add_option(garden, GARDEN_OPTION["keep"], metavar="LESSON_ID")
     add_option(garden, GARDEN_OPTION["run"])
     add_option(garden, GARDEN_OPTION["wait"], metavar="SECONDS")
     garden.add_argument("--full", action="store_true", help="with --run: examine every lesson")

@@ -285,8 +285,10 @@ class LoreClient:
         params = {k: v for k, v in (filters or {}).items() if v not in (None, "")}
         return self.call("GET", "/findings", params=params)  # type: ignore[no-any-return]
 
-    def finding_apply(self, finding_id: int) -> dict[str, Any]:
-        return self.call("POST", f"/findings/{int(finding_id)}/apply")  # type: ignore[no-any-return]
+    def finding_apply(self, finding_id: int, *, keep: int | None = None) -> dict[str, Any]:
+        """Apply a finding; a possible duplicate needs `keep`, the id of the lesson to keep."""
+        body = {"keep": int(keep)} if keep is not None else None
+        return self.call("POST", f"/findings/{int(finding_id)}/apply", body=body)  # type: ignore[no-any-return]
 
     def finding_undo(self, finding_id: int) -> dict[str, Any]:
         """Restore every lesson an applied finding retired; the finding is then dismissed."""

@@ -252,9 +252,14 @@ TOOLS = (
     Tool(
         "garden.apply",
         "Apply one finding: retire its lessons (at most the account's apply cap) as one undoable archive run. "
-        "Refused (409) when a lesson changed since the inventory.",
-        obj({"id": option_schema(GARDEN_OPTION["id"])}, ("id",)),
-        lambda c, a: c.finding_apply(int(a["id"])),
+        "Refused (409) when a lesson changed since the inventory. A possible duplicate (semantic, review-only) "
+        "needs `keep`: the id of the lesson to keep, confirmed by a person; the others are retired.",
+        obj(
+            {"id": option_schema(GARDEN_OPTION["id"]), "keep": option_schema(GARDEN_OPTION["keep"])}, ("id",)
+        ),
+        lambda c, a: c.finding_apply(
+            int(a["id"]), keep=int(a["keep"]) if a.get("keep") is not None else None
+        ),
     ),
     Tool(
         "garden.undo",

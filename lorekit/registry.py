@@ -287,8 +287,8 @@ GARDEN_OPTIONS: tuple[Option, ...] = (
     Option(
         name="kind",
         kind="choice",
-        help="near duplicates, superseded or expired ephemera",
-        choices=("near_duplicate", "superseded", "expired_ephemera"),
+        help="near duplicates, superseded, expired ephemera or possible duplicates (semantic, review-only)",
+        choices=("near_duplicate", "superseded", "expired_ephemera", "possible_duplicate"),
     ),
     Option(name="scope", kind="string", help="a scope family: repo::OWNER/REPO covers its branches"),
     Option(
@@ -312,6 +312,12 @@ GARDEN_OPTIONS: tuple[Option, ...] = (
         default=0,
     ),
     Option(name="id", kind="integer", help="a finding's id", low=1),
+    Option(
+        name="keep",
+        kind="integer",
+        help="with apply: the lesson to keep (required for a possible duplicate; the others are retired)",
+        low=1,
+    ),
 )
 SORTS: tuple[str, ...] = ("newest", "opened_count", "coldest")
 POLICY_MODES: tuple[str, ...] = ("review", "auto")

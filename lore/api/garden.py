@@ -39,6 +39,15 @@ class FindingsQuery(Schema):
     limit: int = Field(50, ge=1, le=FINDINGS_PAGE_MAX.default)
 
 
+class FindingApplyIn(InputSchema):
+    keep: int | None = Field(
+        None,
+        ge=1,
+        le=ID_MAX,
+        description="a possible duplicate's lesson to keep (required for that kind: the others are retired)",
+    )
+
+
 class GardenRunIn(InputSchema):
     full: bool = Field(
         False, description="examine every lesson, not only what changed since the last inventory"
@@ -107,7 +116,7 @@ def _finding_or_404(request: HttpRequest, finding_id: int) -> Finding:
 
 
 def _refused(exc: FindingError) -> ApiError:
-    return ApiError(exc.status, exc.message, code=exc.code)
+    return ApiError(exc.status, exc.message, code=exc.code, field=exc.field or None)
 
 
 @findings_router.get(
@@ -130,18 +139,29 @@ def findings_list(request: HttpRequest, filters: Query[FindingsQuery]) -> dict[s
 
 @findings_router.post(
     "/{finding_id}/apply",
-    response={200: dict, **error_responses(404, 409)},
+    response={200: dict, **error_responses(404, 409, 422)},
     summary="Apply a finding",
     auth=needs(Scope.GROOM),
 )
-def findings_apply(request: HttpRequest, finding_id: int = FindingId) -> dict[str, Any]:
+def findings_apply(
+    request: HttpRequest,
+    finding_id: int = FindingId,
+    payload: FindingApplyIn | None = Body(None),  # type: ignore[valid-type]
+) -> dict[str, Any]:
     """Retire the finding's lessons to retire (at most the apply cap) as one archive run, undoable as a whole.
-    409 `stale` when a member changed since the inventory (nothing is retired)."""
+    A possible duplicate is review-only: `keep` names the member to keep (422 naming `keep` without it) and the
+    others are retired as superseded by it. 409 `stale` when a member changed since the inventory (nothing is
+    retired)."""
     finding = _finding_or_404(request, finding_id)
     trigger = "cli" if surface_of(request) == "cli" else "api"
+    keep = payload.keep if payload is not None else None  # type: ignore[attr-defined]
     try:
         run = finding_apply(
-            account=finding.account, finding_id=finding.pk, actor=actor_of(request), trigger=trigger
+            account=finding.account,
+            finding_id=finding.pk,
+            actor=actor_of(request),
+            trigger=trigger,
+            keep=keep,
         )
     except FindingError as exc:
         raise _refused(exc) from exc

@@ -10,6 +10,7 @@ archive UPDATE repeats that guard. If anything changed, nothing is retired and t
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Q
@@ -20,6 +21,7 @@ from lore.models import Account, Activity, Finding, FindingMember, Lesson, Polic
 from lore.services import lessons_archive, lessons_restore
 
 RETIRE = FindingMember.Action.RETIRE
+REVIEW = FindingMember.Action.REVIEW
 Status = Finding.Status
 
 
@@ -28,6 +30,7 @@ class FindingError(Exception):
 
     status = 409
     code = "conflict"
+    field = ""  # the input field an answer names, when one is to blame
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -45,6 +48,15 @@ class FindingNotOpen(FindingError):
 class FindingOverCap(FindingError):
     status = 422
     code = "limit_exceeded"
+
+
+class FindingKeepInvalid(FindingError):
+    """A possible duplicate applied without a keeper (or with a lesson that is not its member), or a keeper
+    given for a kind whose keeper the gardener chose."""
+
+    status = 422
+    code = "invalid"
+    field = "keep"
 
 
 def finding_get(account: Account, finding_id: int) -> Finding:
@@ -65,9 +77,28 @@ def _run_create(account: Account, finding: Finding, *, trigger: str, actor: str,
     )
 
 
-def _check_members(finding: Finding, members: list[FindingMember], cap: int) -> list[FindingMember]:
+def _to_retire(
+    finding: Finding, members: list[FindingMember], keep: int | None
+) -> tuple[list[FindingMember], Any]:
+    """The members to retire and the lesson they are superseded by. A possible duplicate is review-only: a person
+    names the lesson to keep (`keep`, one of its members) and the other members are retired in its favour."""
+    if finding.kind != Finding.Kind.POSSIBLE_DUPLICATE:
+        if keep is not None:
+            raise FindingKeepInvalid(
+                f"keep: a {finding.get_kind_display()} finding's keeper is already chosen"
+            )
+        return [m for m in members if m.action == RETIRE], finding.evidence.get("superseded_by")
+    if keep is None:
+        raise FindingKeepInvalid("keep: a possible duplicate needs the id of the lesson to keep")
+    if keep not in {m.lesson_id for m in members}:
+        raise FindingKeepInvalid(f"keep: lesson {keep} is not a member of finding {finding.pk}")
+    return [m for m in members if m.action == REVIEW and m.lesson_id != keep], keep
+
+
+def _check_members(
+    finding: Finding, members: list[FindingMember], retire: list[FindingMember], cap: int
+) -> list[FindingMember]:
     """The members to retire, after locking every member and re-checking it; FindingStale/OverCap if not."""
-    retire = [m for m in members if m.action == RETIRE]
     if len(retire) > cap:
         raise FindingOverCap(
             f"{len(retire)} lessons to retire: one apply retires at most {cap} (the apply cap)"
@@ -84,23 +115,26 @@ def _check_members(finding: Finding, members: list[FindingMember], cap: int) -> 
             raise FindingStale(
                 f"lesson {member.lesson_id} changed since the inventory: run the gardener again"
             )
-        if member.action == RETIRE and lesson.protected:
+        if member in retire and lesson.protected:
             raise FindingStale(f"{lesson.address} is protected now: it is never retired")
     return retire
 
 
-def finding_apply(*, account: Account, finding_id: int, actor: str, trigger: str = "manual"):  # noqa: ANN201
+def finding_apply(  # noqa: ANN201
+    *, account: Account, finding_id: int, actor: str, trigger: str = "manual", keep: int | None = None
+):
     """Retire the finding's lessons to retire (at most the account's apply cap) as one archive run, recording the
-    reason and `superseded_by`. Returns the run. FindingStale when anything changed since the inventory."""
+    reason and `superseded_by`. Returns the run. FindingStale when anything changed since the inventory. A
+    possible duplicate needs `keep` (FindingKeepInvalid without): the lesson a person chose to keep."""
     now = timezone.now()
     with transaction.atomic():
         finding = Finding.objects.select_for_update().get(account=account, pk=finding_id)
         if finding.status != Status.OPEN:
             raise FindingNotOpen(f"finding {finding.pk} is {finding.status}, not open")
         members = list(finding.members.order_by("lesson_id"))
-        retire = _check_members(finding, members, account.garden_apply_cap)
+        retire, superseded_by = _to_retire(finding, members, keep)
+        retire = _check_members(finding, members, retire, account.garden_apply_cap)
         run = _run_create(account, finding, trigger=trigger, actor=actor, now=now)
-        superseded_by = finding.evidence.get("superseded_by")
         guard = Q()
         for member in retire:
             guard |= Q(pk=member.lesson_id, updated_at=member.updated_at)
@@ -120,7 +154,11 @@ def finding_apply(*, account: Account, finding_id: int, actor: str, trigger: str
             status="done", matched=len(archived), archived=len(archived), finished_at=timezone.now()
         )
         Finding.objects.filter(pk=finding.pk).update(
-            status=Status.APPLIED, applied_run=run, decided_by=actor, decided_at=now
+            status=Status.APPLIED,
+            applied_run=run,
+            decided_by=actor,
+            decided_at=now,
+            evidence={**finding.evidence, "superseded_by": superseded_by},  # a person's keeper, recorded
         )
         _activity(
             finding, Activity.Action.FINDING_APPLIED, actor, f"{len(archived)} lessons retired", run.pk, now

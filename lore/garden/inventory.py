@@ -28,6 +28,7 @@ from lore.garden.detect import (
     superseded,
 )
 from lore.garden.retiring import findings_analyze
+from lore.garden.semantic import semantic_inventory, semantic_inventory_check
 from lore.limits import GARDEN_FINDINGS_MAX
 from lore.models import Account, Activity, Finding, FindingMember, GardenRun, content_hash
 from lore.reads import reads_settle_for
@@ -221,6 +222,7 @@ def garden_inventory(
     run = started
     since = run.since
     try:
+        semantic_inventory_check()
         findings_prune_stale(account)
         known, examined, found = _Known(account), Examined(), 0
         detections = _detections(account, run, since=since, now=now, examined=examined)
@@ -236,6 +238,10 @@ def garden_inventory(
                 found += len(findings_record(account, batch, run, now))
                 batch = []
         found += len(findings_record(account, batch, run, now))
+        room = GARDEN_FINDINGS_MAX.value - found
+        found += semantic_inventory(
+            account, run, since=since, examined=examined, taken=known.taken, room=room, now=now
+        )
     except Exception as exc:
         log.exception("garden inventory of account %s failed", account.pk)
         GardenRun.objects.filter(pk=run.pk).update(
