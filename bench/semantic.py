@@ -126,7 +126,9 @@ def corpus_load(account: Any, rows: list[dict[str, Any]]) -> dict[int, dict[str,
 
     now, labels = timezone.now(), {}
     for row in sorted(rows, key=lambda r: -r["age_days"]):
-        data = {k: row[k] for k in ("scope", "key", "content", "kind", "tags", "supersedes") if k in row}
+        data: dict[str, Any] = {
+            k: row[k] for k in ("scope", "key", "content", "kind", "tags", "supersedes") if k in row
+        }
         lesson, _ = lesson_write(account=account, data=LessonInput.from_data(data), actor="corpus")
         at = now - timedelta(days=row["age_days"])
         Lesson.objects.filter(pk=lesson.pk).update(
