@@ -224,7 +224,7 @@ def near_duplicates(account: Account, *, since: datetime | None, examined: Exami
                     "similarity_min": round(low, 3),
                     "similarity_max": round(max(score for _, score in members), 3),
                     "threshold": DUPLICATE_THRESHOLD,
-                    "measure": "Jaccard of words and word pairs of the normalised title and content",
+                    "measure": "Jaccard of words and word pairs of the content (provenance dates left out)",
                 },
                 summary=f"{len(members) + 1} lessons state the same thing (similarity ≥ {low:.2f})",
                 superseded_by=keeper.id,

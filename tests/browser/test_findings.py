@@ -26,7 +26,7 @@ def test_inventory_then_review_the_evidence_apply_and_undo(page, account) -> Non
     assert "2 new findings" not in last_run and "1 new findings" in last_run
     finding = page.locator("[data-finding]").first
     evidence = finding.locator("[data-evidence]").inner_text()
-    assert "Similarity" in evidence and "threshold 0.6" in evidence
+    assert "Similarity" in evidence and "threshold 0.5" in evidence
     assert finding.locator('[data-action="keep"]').inner_text().count("use-uv") == 1
     assert finding.locator('[data-action="retire"]').count() == 2
 

@@ -19,6 +19,8 @@ KNOWN_MIGRATION_IMPORTS = {
     "lore/migrations/0011_roles_scopes_slugs.py",
     # A data migration that renames auto-named policies with the wording of the day (the registry's auto_name).
     "policies/migrations/0003_auto_names_follow_labels.py",
+    # Bands are derived data the inventory compares with bands live code writes: recomputed with the scheme of the day.
+    "lore/migrations/0025_resign_bands.py",
 }
 HAND_MODE = re.compile(r'f"\{(?!self\.name\})[^}]*\}_mode"')
 
