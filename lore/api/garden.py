@@ -139,7 +139,7 @@ def findings_list(request: HttpRequest, filters: Query[FindingsQuery]) -> dict[s
 
 @findings_router.post(
     "/{finding_id}/apply",
-    response={200: dict, **error_responses(404, 409, 422)},
+    response={200: dict, **error_responses(400, 404, 409, 422)},
     summary="Apply a finding",
     auth=needs(Scope.GROOM),
 )

@@ -168,7 +168,7 @@ def garden_options_data() -> list[dict[str, Any]]:
         _option(
             "kind",
             "choice",
-            "near duplicates, superseded or expired ephemera",
+            "near duplicates, superseded, expired ephemera or possible duplicates (semantic, review-only)",
             choices=tuple(Finding.Kind.values),
         ),
         _option("scope", "string", "a scope family: repo::OWNER/REPO covers its branches"),
@@ -189,6 +189,12 @@ def garden_options_data() -> list[dict[str, Any]]:
             default=0,
         ),
         _option("id", "integer", "a finding's id", low=1),
+        _option(
+            "keep",
+            "integer",
+            "with apply: the lesson to keep (required for a possible duplicate; the others are retired)",
+            low=1,
+        ),
     ]
 
 

@@ -154,7 +154,10 @@ def attempts_by_intruder(method: str, path: str, world: World) -> list[Attempt]:
                     )
             continue
         if aimed:
-            body = {"name": "b renames it", "min_age_days": None} if content_type else None
+            # A change B would make to A's object, in the fields this endpoint takes (a policy's name, …).
+            aimed_fields = {"name": "b renames it", "min_age_days": None}
+            props = schema.get("properties", {})
+            body = {k: v for k, v in aimed_fields.items() if k in props} if content_type else None
             attempts.append(Attempt(label, method, url, body))
             continue
         attempts.append(
