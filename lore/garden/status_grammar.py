@@ -664,9 +664,6 @@ _CONJUNCTIONS = frozenset("and so or but then to that which it they we you i".sp
 _QUANTIFIER = re.compile(r"\b(?:every|each|any|all|most)\b", re.I)
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*?'(?!\w)|\"[^\"]*\"|“[^”]*”|‘[^’]*’|`[^`]*`")
 _WHILE_WE = re.compile(r"\bwhile\s+(?:we|i|they|someone)\b", re.I)
-_LEADING_NP = re.compile(
-    r"^\W*(?P<np>(?:[\w./'-]+\s+){0,4}?[\w./'-]+)\s+(?:is|are|was|were|has|have|'s)\b", re.I
-)
 # A job in progress right now: "p4 server is taking a checkpoint right now".
 _PROGRESSIVE = re.compile(r"\b(?:is|are|'s)\s+(?:\w+\s+)?\w+ing\b", re.I)
 PRESENT_DEIXIS = r"now|right\s+now|currently|at\s+the\s+moment|as\s+we\s+speak|still"
