@@ -42,7 +42,9 @@ def garden_trust_rows() -> list[dict[str, str]]:
         ("Expired ephemera (CI, PR, run status)", "expired_ephemera", "expired_ephemera"),
     ]
     if any(figures.get(name, {}).get("semantic") for name in figures):
-        rows.append(("Possible duplicates (paraphrases; optional, review only)", "possible_duplicate", "paraphrase"))
+        rows.append(
+            ("Possible duplicates (paraphrases; optional, review only)", "possible_duplicate", "paraphrase")
+        )
     table = []
     for label, kind, recall in rows:
         row = {"label": label}

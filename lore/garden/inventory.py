@@ -27,6 +27,7 @@ from lore.garden.detect import (
     near_duplicates,
     superseded,
 )
+from lore.garden.record import findings_insert
 from lore.garden.retiring import findings_analyze
 from lore.garden.semantic import semantic_inventory, semantic_inventory_check
 from lore.limits import GARDEN_FINDINGS_MAX
@@ -120,30 +121,8 @@ def _finding_rows(
 def findings_record(
     account: Account, proposals: list[Proposal], run: GardenRun, now: datetime
 ) -> list[Finding]:
-    """Record proposals as open findings with their members, in one transaction (two INSERTs), leaving out the
-    ones recorded before (open, dismissed or applied: the same fingerprint). Answers the new findings."""
-    rows = [_finding_rows(account, proposal, run, now) for proposal in proposals]
-    existing = set(
-        Finding.objects.filter(
-            account=account, fingerprint__in=[finding.fingerprint for finding, _ in rows]
-        ).values_list("kind", "fingerprint")
-    )
-    fresh: dict[tuple[str, str], tuple[Finding, list[FindingMember]]] = {}
-    for finding, members in rows:
-        if (finding.kind, finding.fingerprint) not in existing:
-            fresh.setdefault((finding.kind, finding.fingerprint), (finding, members))
-    try:
-        with transaction.atomic():
-            findings = Finding.objects.bulk_create([finding for finding, _ in fresh.values()])
-            for finding, members in fresh.values():
-                for member in members:
-                    member.finding = finding
-            FindingMember.objects.bulk_create(m for _, members in fresh.values() for m in members)
-    except IntegrityError:  # another inventory recorded one of them meanwhile: one at a time, skipping those
-        if len(proposals) == 1:
-            return []
-        return [f for proposal in proposals for f in findings_record(account, [proposal], run, now)]
-    return findings
+    """Record proposals as open findings with their members (findings_insert). Answers the new findings."""
+    return findings_insert(account, [_finding_rows(account, proposal, run, now) for proposal in proposals])
 
 
 class GardenRunPending(Exception):

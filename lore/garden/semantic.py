@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import numpy as np
-from django.db import IntegrityError, transaction
 
 from lore.garden.detect import CLAIM, DUPLICATE_THRESHOLD, ROW_FIELDS, Examined, Row
 from lore.garden.embeddings import (
@@ -29,6 +28,7 @@ from lore.garden.embeddings import (
     vectors_of,
 )
 from lore.garden.ephemera import ephemera_match
+from lore.garden.record import findings_insert
 from lore.garden.text import family_of, jaccard, numbers_of, shingles
 from lore.limits import GARDEN_SEMANTIC_BLOCK_MAX, GARDEN_SEMANTIC_EMBED_MAX, GARDEN_SEMANTIC_NEIGHBOURS
 from lore.models import Account, Finding, FindingMember, GardenRun, Lesson, LessonEmbedding, SupersedesClaim
@@ -201,25 +201,7 @@ def _why(row: Row, position: int, score: float) -> str:
 
 def _record(account: Account, found: list[list[tuple[Row, float]]], run: GardenRun, now: datetime) -> int:
     """Record new possible-duplicate findings (not those recorded before: the same fingerprint)."""
-    built = [_finding(account, members, run, now) for members in found]
-    existing = set(
-        Finding.objects.filter(
-            account=account, kind=KIND, fingerprint__in=[f.fingerprint for f, _ in built]
-        ).values_list("fingerprint", flat=True)
-    )
-    fresh = {f.fingerprint: (f, m) for f, m in built if f.fingerprint not in existing}
-    try:
-        with transaction.atomic():
-            findings = Finding.objects.bulk_create([f for f, _ in fresh.values()])
-            for finding, members in fresh.values():
-                for member in members:
-                    member.finding = finding
-            FindingMember.objects.bulk_create(m for _, members in fresh.values() for m in members)
-    except IntegrityError:  # another inventory recorded one meanwhile: one at a time
-        if len(found) == 1:
-            return 0
-        return sum(_record(account, [members], run, now) for members in found)
-    return len(findings)
+    return len(findings_insert(account, [_finding(account, members, run, now) for members in found]))
 
 
 def semantic_inventory(
