@@ -109,16 +109,16 @@ def _ratio(hits: int, total: int) -> float | None:
     return round(hits / total, 3) if total else None
 
 
-def _findings(account: Account) -> list[tuple[str, int | None, list[tuple[str, str]]]]:
-    """(kind, keeper's lesson id or None, [(address, action)]) of every open finding."""
-    found = []
+def _findings(account: Account) -> list[tuple[str, str | None, list[tuple[str, str]]]]:
+    """(kind, the keeper's address or None, [(address, action)]) of every finding."""
+    found: list[tuple[str, str | None, list[tuple[str, str]]]] = []
     for finding in Finding.objects.filter(account=account).prefetch_related("members__lesson"):
         evidence = finding.evidence or {}
         keeper = evidence.get("superseded_by") or evidence.get("suggested_keeper")
-        members = [(m.lesson.address, m.action, m.lesson_id) for m in finding.members.all()]
-        keeper_address = next((a for a, _, pk in members if pk == keeper), None)
-        found.append((finding.kind, keeper_address, [(a, action) for a, action, _ in members]))  # type: ignore[misc]
-    return found  # type: ignore[return-value]
+        members = list(finding.members.all())
+        keeper_address = next((m.lesson.address for m in members if m.lesson_id == keeper), None)
+        found.append((finding.kind, keeper_address, [(m.lesson.address, m.action) for m in members]))
+    return found
 
 
 def _same_group(labels: dict[str, dict[str, Any]], a: str, b: str | None) -> bool:
