@@ -23,6 +23,7 @@ from django.db.models.functions import Lower
 
 from lore.garden.status_grammar import (
     MOMENT_DEIXIS,
+    MOMENTARY_PHRASES,
     PRESENT_DEIXIS,
     STATES,
     plan_sentence,
@@ -83,8 +84,12 @@ def _letters(word: str) -> str:
 # The word each state holds whole (STATE_ENDS) and the letters it begins with (STATE_WORDS), with the time words a
 # job in progress is stated with ("is taking a checkpoint right now"): a lesson holding a status sentence holds one.
 _WORD_STATES = _split_top(f"{STATES}|{PRESENT_DEIXIS}|{MOMENT_DEIXIS}", "|")
-STATE_ENDS = tuple(sorted({word for state in _WORD_STATES for word in _anchors(state)}))
-STATE_WORDS = tuple(sorted({_letters(word) for word in STATE_ENDS}))
+# The momentary phrases name their own words. A word of one or two letters is found as a whole lexeme (the "m" of
+# "I'm": as a prefix it would be every word beginning with m); longer ones as prefixes, like the states' words.
+PHRASE_WORDS = frozenset(word for words in MOMENTARY_PHRASES.values() for word in words)
+PHRASE_LEXEMES = tuple(sorted(word for word in PHRASE_WORDS if len(word) <= 2))
+STATE_ENDS = tuple(sorted({word for state in _WORD_STATES for word in _anchors(state)} | PHRASE_WORDS))
+STATE_WORDS = tuple(sorted({_letters(word) for word in STATE_ENDS} - set(PHRASE_LEXEMES)))
 
 
 def states_regex(word_boundary: str) -> str:
@@ -144,7 +149,9 @@ def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> QuerySet[Any
     lessons = lessons.exclude(kind__in=DURABLE_KINDS)
     if connection.vendor == "postgresql":
         query = SearchQuery(
-            " | ".join(f"{word}:*" for word in STATE_WORDS), config=SEARCH_CONFIG, search_type="raw"
+            " | ".join([*(f"{word}:*" for word in STATE_WORDS), *PHRASE_LEXEMES]),
+            config=SEARCH_CONFIG,
+            search_type="raw",
         )
         # The index finds the lessons holding a word that begins like a state; `\m…\M` (PostgreSQL's word start
         # and end) keeps those holding a state's last word whole ("redirect" is not "red"), read on those rows only.

@@ -258,6 +258,8 @@ RUN_STATES = _alternation(
     r"on\s+loan",
     r"being\s+\w+(?:ed|en)",
     r"suspended",
+    r"unhealthy",
+    r"not\s+(?:reporting|responding|syncing|booting|reachable|resolving)",
     r"shelved",
     r"processing",
     r"investigating",
@@ -303,7 +305,7 @@ TEMPORAL_DEIXIS = _alternation(
     r"until\s+(?:then|it's\s+back|it\s+is\s+back)",
     r"until\s+(?:it|that|this|they)\s+(?:finishes|is\s+done|completes|lands|is\s+back|ends|clears|recovers|confirms)",
     r"for\s+now",
-    r"for\s+the\s+moment",
+    r"for\s+the\s+(?:moment|night|day)",
     r"while\s+(?:we|i|they|someone)\b",
     r"as\s+of\s+(?:the\s+)?(?:last|latest)\s+\w+",
     r"as\s+of\s+(?:this\s+writing|writing|today|now)",
@@ -330,7 +332,7 @@ TEMPORAL_DEIXIS = _alternation(
     r"\d+\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
     r"since\s+~?(?:this\s+morning|yesterday|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d)",
     r"(?:twice|three\s+times|\d+\s+times)\s+(?:today|this\s+week|in\s+a\s+row)",
-    r"(?:at|on)\s+(?:commit\s+)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",
+    r"(?:at|on|since)\s+(?:commit\s+)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",
     r"(?:at|on|in)\s+step\s+\d+",
     r"(?:attempt|retry|try)\s+#?\d+",
     r"(?:\d+(?:st|nd|rd|th)|second|third|fourth|fifth)\s+(?:attempt|retry|try)",
@@ -372,6 +374,33 @@ MOMENTARY_STATES = _alternation(
     r"heartbeats?\s+(?:lost|missing|stopped)",
     r"being\s+(?:triaged|investigated|reviewed|fixed|processed|rolled\s+back|deployed|bisected|retried)",
 )
+# Phrases that state a moment whatever their subject, each with the whole words a lesson holding it holds (what the
+# SQL pre-filter finds it by: lore.garden.ephemera): the writer's own work in progress, how far a piece of work has
+# got, a trend being watched, someone at lunch.
+MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
+    # "I'm bisecting the regression": what the writer is doing as they write
+    r"^\W*(?:i'm|i\s+am|im)\s+(?:\w+\s+)?\w+ing\b": ("m", "am", "im"),
+    # "Waiting on the wet lab to re-sequence lane 3": the writer waiting
+    r"^\W*(?:still\s+)?(?:waiting|blocked|stuck)\s+(?:on|for|by)\b": ("waiting", "blocked", "stuck"),
+    # "60 of 140 done", "9/14 uploaded"
+    r"\b\d+\s*(?:of|/)\s*\d+\s+(?:[\w-]+\s+){0,2}(?:done|finished|complete|completed|uploaded|migrated|processed|"
+    r"left|remaining|rated|converted|imported|indexed|reviewed)\b": (
+        "done", "finished", "complete", "completed", "uploaded", "migrated", "processed", "left", "remaining",
+        "rated", "converted", "imported", "indexed", "reviewed",
+    ),
+    # "about half the targets done"
+    r"\b(?:about\s+|roughly\s+|~)?half\s+(?:of\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}(?:done|finished|migrated|converted)\b": (
+        "half",
+    ),
+    # "step 5 of 9"
+    r"\bstep\s+\d+\s*(?:of|/)\s*\d+": ("step",),
+    # "lag is 120k and climbing"
+    r"\b(?:and|still)\s+(?:climbing|growing|rising|falling|dropping|increasing|decreasing)\b": (
+        "climbing", "growing", "rising", "falling", "dropping", "increasing", "decreasing",
+    ),
+    # "the duty analyst is at lunch"
+    r"\bat\s+lunch\b": ("lunch",),
+}
 # A rule, a habit or a how-it-works fact.
 # Words of a habit, a design or an explanation: they make a sentence durable even beside a time word ("a pipeline
 # still running at 60 minutes is killed, which is why…").
@@ -380,6 +409,7 @@ HABIT_MARKERS = _alternation(
     r"that's\s+why",
     r"on\s+purpose",
     r"deliberately",
+    r"(?:the\s+)?only\s+way\s+to",
     r"intentionally",
     r"by\s+design",
     r"usually",
@@ -452,6 +482,9 @@ WEAK_RULE_MARKERS = _alternation(r"only", r"per\s+the")
 # Clauses that state a condition or a time, not an assertion: a state inside one is not asserted.
 SUBORDINATORS = _alternation(
     r"if",
+    r"instead\s+of",
+    r"rather\s+than",
+    r"b4",
     r"when",
     r"whenever",
     r"while",
@@ -566,6 +599,7 @@ IMPERATIVES = _alternation(
 _SUBJECT = re.compile(rf"\b(?:{SUBJECTS})\b", re.I)
 _STATE = re.compile(rf"(?<![\w-])(?:{STATES})\b", re.I)
 _MOMENTARY = re.compile(rf"(?:{MOMENTARY_STATES})", re.I)
+_MOMENTARY_PHRASE = re.compile("|".join(f"(?:{phrase})" for phrase in MOMENTARY_PHRASES), re.I)
 _TEMPORAL = re.compile(rf"(?<![\w-])(?:{TEMPORAL_DEIXIS})(?![\w-])", re.I)
 _ANCHOR = re.compile(rf"(?<![\w-])(?:{DEIXIS})(?![\w-])", re.I)
 _RULE = re.compile(rf"(?:^|\b)(?:{RULE_MARKERS})\b", re.I)
@@ -662,6 +696,22 @@ _FINITE = re.compile(
 )
 _CONJUNCTIONS = frozenset("and so or but then to that which it they we you i".split())
 _QUANTIFIER = re.compile(r"\b(?:every|each|any|all|most)\b", re.I)
+# A predicate of practice, not of condition: what is done and how, in the simple present ("releases are currently cut
+# by the core", "TestFlight builds currently ship from Xcode Cloud", "Today the storefront deploys to three regions",
+# "At the moment we only build arm64 images"). Beside a time word it tells how things are done these days, which
+# stays true for months; a condition of the moment is a state, a number or a job in progress.
+_PAST_OR_STATE = r"(?:is|are|was|were|has|have|had|does|did|got|lost|hit|saw|ran|went|came|broke|left|made|took|sent)\b"
+_HABITUAL = re.compile(
+    r"\b(?:is|are)\s+(?:currently\s+|now\s+|still\s+)?(?!(?:" + STATES + r")\b)[a-z]+(?:ed|en|cut|set|built|kept|held)"
+    r"\s+(?:by|on|from|via|through|against|per|with)\b"
+    r"|\b(?:currently|right\s+now|at\s+the\s+moment|today)\s+(?:only\s+|also\s+)?(?!" + _PAST_OR_STATE
+    + r")[a-z]+(?<!ing)(?<!ed)\s+(?:from|to|on|via|through|into|by)\b"
+    r"|\b(?:we|they|you)\s+(?:only\s+|just\s+|also\s+)?(?!" + _PAST_OR_STATE
+    + r"|'|re\b|can\b|will\b|won't\b|do\b|don't\b)[a-z]+(?<!ing)(?<!ed)\s+(?:[a-z0-9]|$)"
+    r"|\b(?!" + _PAST_OR_STATE + r"|(?:" + STATES + r")\b)[a-z]+[^s]s\s+(?:to|from|into|via|through)\s+(?:\w+\s+)?"
+    r"(?:\d|one|two|three|four|five|six|several|all|every|each|the|a|an)\b",
+    re.I,
+)
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*?'(?!\w)|\"[^\"]*\"|“[^”]*”|‘[^’]*’|`[^`]*`")
 _WHILE_WE = re.compile(r"\bwhile\s+(?:we|i|they|someone)\b", re.I)
 # A job in progress right now: "p4 server is taking a checkpoint right now".
@@ -803,6 +853,11 @@ def status_verdict(sentence: str) -> Verdict | None:
         return None  # a condition wins over anything but a day or an hour
     if _IMPERATIVE.search(sentence) and not _found(_MOMENT, sentence, subordinate):
         return None  # advice wins over anything but a moment
+    phrase = next(
+        (m for m in _MOMENTARY_PHRASE.finditer(sentence) if not _inside(m.start(), subordinate)), None
+    )
+    if phrase is not None:
+        return Verdict("momentary_phrase", phrase.group(0).strip(), True)
     for state in _asserted_states(sentence, subordinate):
         if _TEMPORAL_ONLY.fullmatch(state.group(0)) and not temporal:
             continue
@@ -847,6 +902,7 @@ def status_verdict(sentence: str) -> Verdict | None:
         and not _inside(moment.start(), subordinate)
         and (_PREDICATE.search(sentence[: moment.start()]) or not _DESCRIBES.search(sentence))
         and not _QUANTIFIER.search(sentence)
+        and not _HABITUAL.search(sentence)
         and sentence.split()[0].lower() not in GENERIC_DETERMINERS.split("|")
     ):
         return Verdict("moment", sentence.strip(), True)
