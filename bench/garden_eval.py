@@ -56,6 +56,8 @@ CORPORA = {
         DATA / "development-ephemera-2.jsonl",
         DATA / "development-lookalikes.jsonl",
         DATA / "development-mixed.jsonl",
+        DATA / "development-lookalikes-2.jsonl",
+        DATA / "development-ephemera-3.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.

@@ -259,6 +259,7 @@ RUN_STATES = _alternation(
     r"being\s+\w+(?:ed|en)",
     r"suspended",
     r"unhealthy",
+    r"in\s+maintenance(?:\s+mode)?",
     r"not\s+(?:reporting|responding|syncing|booting|reachable|resolving)",
     r"shelved",
     r"processing",
@@ -299,7 +300,7 @@ TEMPORAL_DEIXIS = _alternation(
     r"yet",
     r"so\s+far",
     r"this\s+cycle",
-    r"in\s+a\s+row",
+    r"(?:twice|times|failed|failing|red|green|nights?|days?|runs?|builds?|mornings?)\s+in\s+a\s+row",
     rf"since\s+(?:{_WEEKDAY}|last\s+\w+)",
     r"(?:today's|tonight's|this\s+morning's|yesterday's)",
     r"until\s+(?:then|it's\s+back|it\s+is\s+back)",
@@ -329,7 +330,8 @@ TEMPORAL_DEIXIS = _alternation(
     r"(?-i:until\s+(?:[A-Z][a-zà-ÿ]+|IT|she|he|they|someone)\s+(?:\w+s|is|are|has|gets|gives)\b)",
     rf"(?:after|by)\s+(?:lunch|noon|tonight|tomorrow|eod|{_WEEKDAY})",
     r"last\s+night",
-    r"\d+\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
+    r"\d+\s*(?:minutes?|mins?|m|hours?|hrs?|h)\s+ago",
+    r"tomorrow",
     r"since\s+~?(?:this\s+morning|yesterday|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d)",
     r"(?:twice|three\s+times|\d+\s+times)\s+(?:today|this\s+week|in\s+a\s+row)",
     r"(?:at|on|since)\s+(?:commit\s+)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",
@@ -400,6 +402,32 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     ),
     # "the duty analyst is at lunch"
     r"\bat\s+lunch\b": ("lunch",),
+    # "We're blocked on the UDS implementation"
+    r"\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:still\s+)?(?:waiting|blocked|stuck)\s+(?:on|for|by)\b": (
+        "waiting", "blocked", "stuck",
+    ),
+    # "I hold the lock on the schema swap", "me (@jonas) holding the release-train lock"
+    r"\b(?:i|me)\b[^.;]{0,20}\b(?:hold|holding|have|got)\s+(?:the\s+|an?\s+)?(?:exclusive\s+)?[\w-]*\s*(?:lock|checkout)\b": (
+        "lock", "checkout",
+    ),
+    # a handoff: "Handoff: …", "Leaving the HL7 parser refactor for Monday"
+    r"^\W*hand-?off\b": ("handoff", "hand"),
+    rf"^\W*leaving\s+[^.;]{{0,80}}\b(?:for|until|till|on)\s+(?:tomorrow|{_WEEKDAY}|next\s+\w+|later|after\s+\w+)": (
+        "leaving",
+    ),
+    # a note's last word says what the writer is doing about it: "cs:18230 broke the shader variants, reverting"
+    r"(?:^|,\s*)(?:[\w.-]+\s+)?(?:investigating|reverting|retrying|rolling\s+back|looking\s+into\s+it|on\s+it)\s*[.!]?\s*$": (
+        "investigating", "reverting", "retrying", "rolling", "looking",
+    ),
+    # "disk full", "quota exceeded"
+    r"\b(?:disk|volume|quota|inbox|mailbox)\s+(?:is\s+)?(?:full|exceeded|exhausted)\b": ("full", "exceeded", "exhausted"),
+    # "still not delivered"
+    r"\bstill\s+(?:not|no)\b": ("still",),
+    # someone at work on something now: "@nadia reviewing PR #412 now"
+    r"@[\w.-]+\s+(?:is\s+)?\w+ing\b[^.;]{0,60}\b(?:now|currently|today)\b": ("now", "currently", "today"),
+    # the writer's action with its moment: "Scaling the Redis plan now", "Flipping the catalog at 16:00 UTC"
+    r"^\W*(?!during\b|using\b|including\b|according\b|starting\b|beginning\b)[a-z]+ing\s+(?:[\w@./:#'-]+\s+){0,8}?"
+    r"(?:now|right\s+now|today|tonight|tomorrow)\b": ("now", "today", "tonight", "tomorrow"),
 }
 # A rule, a habit or a how-it-works fact.
 # Words of a habit, a design or an explanation: they make a sentence durable even beside a time word ("a pipeline
@@ -444,6 +472,7 @@ RULE_MARKERS = _alternation(
     r"now\s+(?:\w+s|\w+ed|run|use|live|cap|pin|gate|block)\b",
     r"^\W*in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b",
     r"^\W*in\s+(?:19|20)\d\d\b",
+    r"^\W*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:19|20)\d\d\b",
     r"^\W*last\s+(?:year|month|quarter|winter|summer|spring|fall|autumn|black\s+friday|release)\b",
     r"by\s+the\s+way",
     r"must",
@@ -657,11 +686,12 @@ MOMENT_DEIXIS = _alternation(
     r"overnight",
     r"as\s+of\s+(?:this\s+writing|writing|today)",
     r"(?:today's|tonight's|this\s+morning's)",
-    r"(?:\d+|a\s+few|an?)\s+(?:minutes?|mins?|hours?|hrs?)\s+ago",
+    r"(?:\d+|a\s+few|an?)\s*(?:minutes?|mins?|m|hours?|hrs?|h)\s+ago",
     rf"since\s+(?:{_WEEKDAY}|yesterday|lunch|noon|this\s+morning|last\s+night)",
     rf"until\s+(?:{_WEEKDAY}|tomorrow|tonight|then|noon|eod)",
-    r"in\s+a\s+row",
+    r"(?:twice|times|failed|failing|red|green|nights?|days?|runs?|builds?|mornings?)\s+in\s+a\s+row",
     r"tomorrow(?:\s+morning)?",
+    r"since\s+~?\d{1,2}:\d\d",
     r"later\s+today",
     r"next\s+week",
     r"this\s+weekend",
@@ -730,9 +760,12 @@ _SPECIFIC_BEFORE = re.compile(
 )
 # A name that can only be one thing ("ingest_events", "build-win-07", "TRANSFORM_XL") right before its verb.
 _NAMED_BEFORE = re.compile(
-    r"(?:(?<![\w.-])[\w.]*[_\d-][\w.-]*|(?-i:\b[A-Z][a-z]+))\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+"
+    r"(?:(?<![\w.-])[\w.]*[_\d-][\w.-]*|@[\w.-]+|(?-i:\b[A-Z][a-z]+))\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+"
     r"(?:\w+\s+)?$",
     re.I,
+)
+_BEHAVIOUR_AFTER = re.compile(
+    r"\s+(?:on|when|if|for|whenever|unless|with|without)\b(?!\s+(?:commit\b|#?\d|(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b))", re.I
 )
 _IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{IMPERATIVES})\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s*[;\n]+\s*|\s+[—–]\s+")
@@ -787,6 +820,8 @@ def _asserted_states(sentence: str, subordinate: list[tuple[int, int]]) -> list[
             and not _VERB_BEFORE.search(before)
         ):
             continue
+        if _BEHAVIOUR_AFTER.match(sentence[state.end() :]) and _TEMPORAL_ONLY.fullmatch(state.group(0)):
+            continue  # "the CI job fails on warnings": when it fails, not that it failed
         if state.group(0).lower() == "running" and _OBJECT_AFTER_RUNNING.match(sentence[state.end() :]):
             continue
         found.append(state)
