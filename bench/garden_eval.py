@@ -58,6 +58,7 @@ CORPORA = {
         DATA / "development-mixed.jsonl",
         DATA / "development-lookalikes-2.jsonl",
         DATA / "development-ephemera-3.jsonl",
+        DATA / "development-lookalikes-3.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.

@@ -99,7 +99,7 @@ def states_regex(word_boundary: str) -> str:
 
 
 # Kinds that hold durable knowledge by definition (a quoted status in a decision is an example, not a state).
-DURABLE_KINDS = frozenset({"decision", "preference", "convention", "contract", "architecture"})
+DURABLE_KINDS = frozenset({"decision", "preference", "convention", "contract", "architecture", "fact"})
 # A kind or tag that says the lesson records a status.
 EPHEMERAL_LABELS = frozenset(
     {"status", "ephemeral", "transient", "ci-status", "ci-result", "pr-state", "pr-status", "run-state"}

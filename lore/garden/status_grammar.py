@@ -734,6 +734,7 @@ _PAST_OR_STATE = r"(?:is|are|was|were|has|have|had|does|did|got|lost|hit|saw|ran
 _HABITUAL = re.compile(
     r"\b(?:is|are)\s+(?:currently\s+|now\s+|still\s+)?(?!(?:" + STATES + r")\b)[a-z]+(?:ed|en|cut|set|built|kept|held)"
     r"\s+(?:by|on|from|via|through|against|per|with)\b"
+    r"|\b(?:currently|at\s+the\s+moment|these\s+days)\s+(?!" + _PAST_OR_STATE + r"|(?:" + STATES + r")\b)[a-z]+[^s']s\s+(?:only|just)\b"
     r"|\b(?:currently|right\s+now|at\s+the\s+moment|today)\s+(?:only\s+|also\s+)?(?!" + _PAST_OR_STATE
     + r")[a-z]+(?<!ing)(?<!ed)\s+(?:from|to|on|via|through|into|by)\b"
     r"|\b(?:we|they|you)\s+(?:only\s+|just\s+|also\s+)?(?!" + _PAST_OR_STATE
@@ -878,6 +879,9 @@ def status_verdict(sentence: str) -> Verdict | None:
     """Why `sentence` states a momentary status, or None (the grammar is the module docstring)."""
     sentence = _plain(sentence)
     subordinate = _subordinate(sentence)
+    if sentence.rstrip().endswith("?") and not _found(_ANCHOR, sentence, subordinate):
+        return None  # a question asks about a state, it asserts none ("Proof job red? Read the log first."), unless
+        # it names the one thing it is about ("run 9234512 failed at signing, key expired?")
     temporal = _found(_TEMPORAL, sentence, subordinate) or _WHILE_WE.search(sentence) is not None
     anchored = temporal or _found(_ANCHOR, sentence, subordinate)
     if _HABIT.search(sentence) or _MODAL_RULE.search(sentence):

@@ -220,6 +220,16 @@ PAIRS = [
     ),
     ("in maintenance", "db-primary is in maintenance mode until 18:00", "A replica in maintenance mode is skipped by the router."),
     ("hours ago, written short", "the feed was last loaded 26h ago", "The feed loads every 6h."),
+    (
+        "a question asserts no state",
+        "build 88123 red again, cache poisoned?",
+        "Nightly red? Check the mirror status page before you rerun anything.",
+    ),
+    (
+        "a practice beside 'currently': a present verb and 'only'",
+        "the mirror is currently offline",
+        "The solver currently converges only with double precision; keep float64 in new kernels.",
+    ),
 ]
 
 
@@ -254,3 +264,9 @@ def test_a_rule_sentence_next_to_a_status_keeps_the_lesson_durable() -> None:
 
 def test_a_provenance_date_is_not_deixis() -> None:
     assert ephemera_match("as of 2026-07-03: finalization opens a draft PR and never pushes to main") is None
+
+
+def test_a_lesson_of_a_durable_kind_is_never_ephemera() -> None:
+    assert ephemera_match("The mirror is down right now.", kind="note") is not None
+    for kind in ("decision", "convention", "fact"):
+        assert ephemera_match("The mirror is down right now.", kind=kind) is None
