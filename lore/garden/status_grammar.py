@@ -407,11 +407,11 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "waiting", "blocked", "stuck",
     ),
     # "I hold the lock on the schema swap", "me (@jonas) holding the release-train lock"
-    r"\b(?:i|me)\b[^.;]{0,20}\b(?:hold|holding|have|got)\s+(?:the\s+|an?\s+)?(?:exclusive\s+)?[\w-]*\s*(?:lock|checkout)\b": (
-        "lock", "checkout",
+    r"\b(?:i|me)\b[^.;]{0,20}\b(?:hold|holding)\s+(?:the\s+|an?\s+)?(?:exclusive\s+)?[\w-]*\s*(?:lock|checkout)\b": (
+        "hold", "holding",
     ),
     # a handoff: "Handoff: …", "Leaving the HL7 parser refactor for Monday"
-    r"^\W*hand-?off\b": ("handoff", "hand"),
+    r"^\W*handoff\b": ("handoff",),
     rf"^\W*leaving\s+[^.;]{{0,80}}\b(?:for|until|till|on)\s+(?:tomorrow|{_WEEKDAY}|next\s+\w+|later|after\s+\w+)": (
         "leaving",
     ),
