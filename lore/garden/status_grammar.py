@@ -387,8 +387,20 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     # "60 of 140 done", "9/14 uploaded"
     r"\b\d+\s*(?:of|/)\s*\d+\s+(?:[\w-]+\s+){0,2}(?:done|finished|complete|completed|uploaded|migrated|processed|"
     r"left|remaining|rated|converted|imported|indexed|reviewed)\b": (
-        "done", "finished", "complete", "completed", "uploaded", "migrated", "processed", "left", "remaining",
-        "rated", "converted", "imported", "indexed", "reviewed",
+        "done",
+        "finished",
+        "complete",
+        "completed",
+        "uploaded",
+        "migrated",
+        "processed",
+        "left",
+        "remaining",
+        "rated",
+        "converted",
+        "imported",
+        "indexed",
+        "reviewed",
     ),
     # "about half the targets done"
     r"\b(?:about\s+|roughly\s+|~)?half\s+(?:of\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}(?:done|finished|migrated|converted)\b": (
@@ -398,17 +410,26 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     r"\bstep\s+\d+\s*(?:of|/)\s*\d+": ("step",),
     # "lag is 120k and climbing"
     r"\b(?:and|still)\s+(?:climbing|growing|rising|falling|dropping|increasing|decreasing)\b": (
-        "climbing", "growing", "rising", "falling", "dropping", "increasing", "decreasing",
+        "climbing",
+        "growing",
+        "rising",
+        "falling",
+        "dropping",
+        "increasing",
+        "decreasing",
     ),
     # "the duty analyst is at lunch"
     r"\bat\s+lunch\b": ("lunch",),
     # "We're blocked on the UDS implementation"
     r"\b(?:we're|we\s+are|i'm|i\s+am)\s+(?:still\s+)?(?:waiting|blocked|stuck)\s+(?:on|for|by)\b": (
-        "waiting", "blocked", "stuck",
+        "waiting",
+        "blocked",
+        "stuck",
     ),
     # "I hold the lock on the schema swap", "me (@jonas) holding the release-train lock"
     r"\b(?:i|me)\b[^.;]{0,20}\b(?:hold|holding)\s+(?:the\s+|an?\s+)?(?:exclusive\s+)?[\w-]*\s*(?:lock|checkout)\b": (
-        "hold", "holding",
+        "hold",
+        "holding",
     ),
     # a handoff: "Handoff: …", "Leaving the HL7 parser refactor for Monday"
     r"^\W*handoff\b": ("handoff",),
@@ -417,10 +438,18 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     ),
     # a note's last word says what the writer is doing about it: "cs:18230 broke the shader variants, reverting"
     r"(?:^|,\s*)(?:[\w.-]+\s+)?(?:investigating|reverting|retrying|rolling\s+back|looking\s+into\s+it|on\s+it)\s*[.!]?\s*$": (
-        "investigating", "reverting", "retrying", "rolling", "looking",
+        "investigating",
+        "reverting",
+        "retrying",
+        "rolling",
+        "looking",
     ),
     # "disk full", "quota exceeded"
-    r"\b(?:disk|volume|quota|inbox|mailbox)\s+(?:is\s+)?(?:full|exceeded|exhausted)\b": ("full", "exceeded", "exhausted"),
+    r"\b(?:disk|volume|quota|inbox|mailbox)\s+(?:is\s+)?(?:full|exceeded|exhausted)\b": (
+        "full",
+        "exceeded",
+        "exhausted",
+    ),
     # "still not delivered"
     r"\bstill\s+(?:not|no)\b": ("still",),
     # someone at work on something now: "@nadia reviewing PR #412 now"
@@ -730,16 +759,30 @@ _QUANTIFIER = re.compile(r"\b(?:every|each|any|all|most)\b", re.I)
 # by the core", "TestFlight builds currently ship from Xcode Cloud", "Today the storefront deploys to three regions",
 # "At the moment we only build arm64 images"). Beside a time word it tells how things are done these days, which
 # stays true for months; a condition of the moment is a state, a number or a job in progress.
-_PAST_OR_STATE = r"(?:is|are|was|were|has|have|had|does|did|got|lost|hit|saw|ran|went|came|broke|left|made|took|sent)\b"
+_PAST_OR_STATE = (
+    r"(?:is|are|was|were|has|have|had|does|did|got|lost|hit|saw|ran|went|came|broke|left|made|took|sent)\b"
+)
 _HABITUAL = re.compile(
-    r"\b(?:is|are)\s+(?:currently\s+|now\s+|still\s+)?(?!(?:" + STATES + r")\b)[a-z]+(?:ed|en|cut|set|built|kept|held)"
+    r"\b(?:is|are)\s+(?:currently\s+|now\s+|still\s+)?(?!(?:"
+    + STATES
+    + r")\b)[a-z]+(?:ed|en|cut|set|built|kept|held)"
     r"\s+(?:by|on|from|via|through|against|per|with)\b"
-    r"|\b(?:currently|at\s+the\s+moment|these\s+days)\s+(?!" + _PAST_OR_STATE + r"|(?:" + STATES + r")\b)[a-z]+[^s']s\s+(?:only|just)\b"
-    r"|\b(?:currently|right\s+now|at\s+the\s+moment|today)\s+(?:only\s+|also\s+)?(?!" + _PAST_OR_STATE
+    r"|\b(?:currently|at\s+the\s+moment|these\s+days)\s+(?!"
+    + _PAST_OR_STATE
+    + r"|(?:"
+    + STATES
+    + r")\b)[a-z]+[^s']s\s+(?:only|just)\b"
+    r"|\b(?:currently|right\s+now|at\s+the\s+moment|today)\s+(?:only\s+|also\s+)?(?!"
+    + _PAST_OR_STATE
     + r")[a-z]+(?<!ing)(?<!ed)\s+(?:from|to|on|via|through|into|by)\b"
-    r"|\b(?:we|they|you)\s+(?:only\s+|just\s+|also\s+)?(?!" + _PAST_OR_STATE
+    r"|\b(?:we|they|you)\s+(?:only\s+|just\s+|also\s+)?(?!"
+    + _PAST_OR_STATE
     + r"|'|re\b|can\b|will\b|won't\b|do\b|don't\b)[a-z]+(?<!ing)(?<!ed)\s+(?:[a-z0-9]|$)"
-    r"|\b(?!" + _PAST_OR_STATE + r"|(?:" + STATES + r")\b)[a-z]+[^s]s\s+(?:to|from|into|via|through)\s+(?:\w+\s+)?"
+    r"|\b(?!"
+    + _PAST_OR_STATE
+    + r"|(?:"
+    + STATES
+    + r")\b)[a-z]+[^s]s\s+(?:to|from|into|via|through)\s+(?:\w+\s+)?"
     r"(?:\d|one|two|three|four|five|six|several|all|every|each|the|a|an)\b",
     re.I,
 )
@@ -766,7 +809,8 @@ _NAMED_BEFORE = re.compile(
     re.I,
 )
 _BEHAVIOUR_AFTER = re.compile(
-    r"\s+(?:on|when|if|for|whenever|unless|with|without)\b(?!\s+(?:commit\b|#?\d|(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b))", re.I
+    r"\s+(?:on|when|if|for|whenever|unless|with|without)\b(?!\s+(?:commit\b|#?\d|(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b))",
+    re.I,
 )
 _IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{IMPERATIVES})\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s*[;\n]+\s*|\s+[—–]\s+")

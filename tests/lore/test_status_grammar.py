@@ -139,26 +139,46 @@ PAIRS = [
         "Waiting on the vendor to send the new signing cert before tagging",
         "A tag waits for the signing cert to be present in the vault.",
     ),
-    ("we are blocked", "We're blocked on the schema review from data-eng", "Schema changes are blocked by the linter."),
+    (
+        "we are blocked",
+        "We're blocked on the schema review from data-eng",
+        "Schema changes are blocked by the linter.",
+    ),
     (
         "how far a piece of work has got",
         "Reindex of the search cluster: 37 of 90 shards done",
         "The reindex moves shards one at a time, 90 in all.",
     ),
-    ("about half done", "about half the services migrated to the new base image", "Half the services use Alpine."),
-    ("a step out of a count", "the bisect is on step 4 of 7", "The bisect script takes a step count as its argument."),
+    (
+        "about half done",
+        "about half the services migrated to the new base image",
+        "Half the services use Alpine.",
+    ),
+    (
+        "a step out of a count",
+        "the bisect is on step 4 of 7",
+        "The bisect script takes a step count as its argument.",
+    ),
     (
         "a trend being watched",
         "replication lag is 40s and climbing",
         "Replication lag climbs during the nightly vacuum; it recovers by 06:00.",
     ),
-    ("someone at lunch", "the approver is at lunch", "Approvals are never given at lunch-and-learn sessions."),
+    (
+        "someone at lunch",
+        "the approver is at lunch",
+        "Approvals are never given at lunch-and-learn sessions.",
+    ),
     (
         "holding a lock",
         "I hold the deploy lock for the payments cluster, ask me first",
         "The deploy lock is held by whoever runs the release script.",
     ),
-    ("a handoff", "Handoff: the flaky-upload fix is on branch fix/upload, tests not run", "Handoffs go in the team channel."),
+    (
+        "a handoff",
+        "Handoff: the flaky-upload fix is on branch fix/upload, tests not run",
+        "Handoffs go in the team channel.",
+    ),
     (
         "leaving work for later",
         "Leaving the Gradle 8.10 bump for tomorrow",
@@ -170,7 +190,11 @@ PAIRS = [
         "Reverting a release commit needs a second approver.",
     ),
     ("a full disk", "runner ci-arm-04 disk full", "Runners clean their disk after every job."),
-    ("still not", "The vendor's fix is still not released", "The vendor releases fixes on the first Monday of each month."),
+    (
+        "still not",
+        "The vendor's fix is still not released",
+        "The vendor releases fixes on the first Monday of each month.",
+    ),
     (
         "a handle at work now",
         "@ravi rebasing the release branch now",
@@ -197,7 +221,11 @@ PAIRS = [
         "the queue is 4k deep at the moment",
         "At the moment we only ship x86-64 server images.",
     ),
-    ("the only way to", "the cluster is read-only right now", "Right now the only way to resize a volume is to recreate it."),
+    (
+        "the only way to",
+        "the cluster is read-only right now",
+        "Right now the only way to resize a volume is to recreate it.",
+    ),
     (
         "a state after 'instead of' is not asserted",
         "the export job got killed again",
@@ -218,7 +246,11 @@ PAIRS = [
         "the canary is degraded since 14:10",
         "Mar 2024: the canary was degraded for a day because of a stale DNS record; we now pin the resolver.",
     ),
-    ("in maintenance", "db-primary is in maintenance mode until 18:00", "A replica in maintenance mode is skipped by the router."),
+    (
+        "in maintenance",
+        "db-primary is in maintenance mode until 18:00",
+        "A replica in maintenance mode is skipped by the router.",
+    ),
     ("hours ago, written short", "the feed was last loaded 26h ago", "The feed loads every 6h."),
     (
         "a question asserts no state",
