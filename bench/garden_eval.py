@@ -224,9 +224,17 @@ def corpus_run(name: str) -> dict[str, Any]:
     return result
 
 
+def figures_only(result: dict[str, Any]) -> dict[str, Any]:
+    """A held-out result without the addresses of what it got wrong: nobody reads its misses, not even in a results
+    file."""
+    shown = {k: v for k, v in result.items() if k != "wrong"}
+    shown["must_not_flag"] = {k: v for k, v in result["must_not_flag"].items() if k != "addresses"}
+    return shown
+
+
 def corpus_bench() -> dict[str, Any]:
-    """Both evaluations, held-out first (the `garden` section of make bench)."""
-    return {name: corpus_run(name) for name in ("heldout", "development")}
+    """Both evaluations, held-out first (the `garden` section of make bench); the held-out one as figures only."""
+    return {"heldout": figures_only(corpus_run("heldout")), "development": corpus_run("development")}
 
 
 def figures_write(results: dict[str, Any]) -> None:
@@ -247,8 +255,6 @@ if __name__ == "__main__":  # pragma: no cover
     for name, result in results.items():
         missed = targets_missed(result, semantic=result["semantic"])
         shown = {k: result[k] for k in ("precision", "recall", "must_not_flag")}
-        if name == "heldout":  # the held-out corpus is judged by its figures alone: nobody reads its misses
-            shown["must_not_flag"] = {k: v for k, v in shown["must_not_flag"].items() if k != "addresses"}
         print(f"== {name}: {json.dumps(shown)}")
         if name != "heldout":  # the held-out corpus is judged by its figures alone: nobody reads its misses
             print(f"   wrong: {result['wrong']}")
