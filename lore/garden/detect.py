@@ -27,6 +27,39 @@ DUPLICATE_THRESHOLD = 0.5
 CLAIM_THRESHOLD = 0.8
 # `supersedes "…"` / `replaces "…"` (straight or curly quotes), seed 002's phrasing.
 CLAIM = re.compile(r"\b(supersedes|replaces)\s*:?\s*[\"“”']([^\"“”\n]{3,300})[\"“”']", re.I)
+# A claim that names the old lesson without quoting it, as agents write them: by its key ("Supersedes
+# integration-tests-localdb: …") or as "the … note" ("Replaces the yarn-classic note", "supersedes the deploy.sh
+# howto"). The name runs to the end of the clause (a stop, colon or semicolon before a space, or the end).
+NAMED_CLAIM = re.compile(
+    r"\b(?:supersedes|replaces)\s*:?\s+(?![\"“”'])(?P<name>(?:(?![.;:!?,](?:\s|$))[^\"“”\n]){2,120}?)(?=[.;:!?,](?:\s|$)|$)",
+    re.I,
+)
+NAMED_BY_KEY = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+NAMED_AS_NOTE = re.compile(
+    r"(?:the\s+|our\s+)?(?:old\s+|older\s+|earlier\s+|previous\s+|original\s+)?(?P<words>.+?)\s+"
+    r"(?:note|notes|howto|how-to|lesson|entry|advice|guide|rule|section|doc|page|tip|instructions|runbook)",
+    re.I,
+)
+
+
+def says_it_replaces(content: str) -> bool:
+    """Whether a lesson says it replaces another, quoted or named: it states a change, not the same fact."""
+    return CLAIM.search(content) is not None or any(
+        _named(m.group("name")) for m in NAMED_CLAIM.finditer(content)
+    )
+
+
+def _named(name: str) -> tuple[str, str] | None:
+    """("key", slug) or ("words", words) for a named claim, or None when the name is neither (…"replaces the need
+    for a lockfile" names no lesson)."""
+    name = name.strip()
+    if NAMED_BY_KEY.fullmatch(name) and "-" in name:
+        return ("key", name.lower())
+    note = NAMED_AS_NOTE.fullmatch(name)
+    if note is not None:
+        return ("words", note.group("words"))
+    return None
+
 
 ROW_FIELDS = (
     "id",
@@ -211,7 +244,7 @@ def near_duplicates(account: Account, *, since: datetime | None, examined: Exami
     for ids in candidate_groups(account, since):
         rows = sorted(_rows(_active(account).filter(pk__in=ids[:5000])), key=_keeper_order)
         # A lesson that says it replaces another states a change, not the same fact (the superseded detector's).
-        rows = [row for row in rows if not CLAIM.search(row.content)][: GARDEN_BUCKET_MAX.value]
+        rows = [row for row in rows if not says_it_replaces(row.content)][: GARDEN_BUCKET_MAX.value]
         examined.add(Kind.NEAR_DUPLICATE, len(rows))
         for keeper, members in duplicate_clusters(rows):
             low = min(score for _, score in members)
@@ -234,11 +267,14 @@ def near_duplicates(account: Account, *, since: datetime | None, examined: Exami
 # ---------------------------------------------------------------- superseded
 
 
-def claim_target(account: Account, claimer: Row, claim: str) -> tuple[Row, float] | None:
+def claim_target(
+    account: Account, claimer: Row, claim: str, *, min_words: int = 2
+) -> tuple[Row, float] | None:
     """The one older lesson of the claimer's family that the quoted claim names, or None (no match, or two
-    equally good ones: no proposal rather than a guess)."""
+    equally good ones: no proposal rather than a guess). A claim that names "the … note" may be one word long
+    ("the Travis note"): the tie rule then asks that no other older lesson of the family holds it."""
     claim_words = frozenset(words_of(claim))
-    if len(claim_words) < 2:
+    if len(claim_words) < min_words or not claim_words:
         return None
     longest = max(claim_words, key=len)
     candidates = _rows(
@@ -290,7 +326,39 @@ def superseded(account: Account, *, since: datetime | None, examined: Examined) 
                 target, score = found
                 evidence = {"phrase": phrase.group(0)[:300], "similarity": round(score, 3)}
                 yield _superseded(claimer, target, {**evidence, "threshold": CLAIM_THRESHOLD})
+                break
+        else:
+            yield from _named_claims(account, claimer)
     yield from _explicit(account, since=since, examined=examined)
+
+
+def _named_claims(account: Account, claimer: Row) -> Iterator[Proposal]:
+    """The lesson an unquoted claim names: an older lesson of the family with that key, or the one "the … note"
+    describes (its words held by that lesson and by no other as well)."""
+    for phrase in NAMED_CLAIM.finditer(claimer.content):
+        named = _named(phrase.group("name"))
+        if named is None:
+            continue
+        how, name = named
+        evidence: dict[str, Any] = {"phrase": phrase.group(0)[:300]}
+        if how == "key":
+            targets = _rows(
+                _active(account)
+                .filter(family_q(family_of(claimer.scope)), key=name, created_at__lte=claimer.created_at)
+                .exclude(pk=claimer.id)
+                .order_by("-created_at", "-id")[:2]
+            )
+            if len(targets) == 1:
+                yield _superseded(claimer, targets[0], {**evidence, "named": "key"})
+                return
+            continue
+        found = claim_target(account, claimer, name, min_words=1)
+        if found is not None:
+            target, score = found
+            yield _superseded(
+                claimer, target, {**evidence, "similarity": round(score, 3), "threshold": CLAIM_THRESHOLD}
+            )
+            return
 
 
 def _explicit(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:

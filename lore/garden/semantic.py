@@ -17,7 +17,7 @@ from datetime import datetime
 
 import numpy as np
 
-from lore.garden.detect import CLAIM, DUPLICATE_THRESHOLD, ROW_FIELDS, Examined, Row
+from lore.garden.detect import DUPLICATE_THRESHOLD, ROW_FIELDS, Examined, Row, says_it_replaces
 from lore.garden.embeddings import (
     MODEL_NAME,
     embedding_estimate,
@@ -101,7 +101,7 @@ def _eligible(rows: dict[int, Row], claimers: set[int]) -> set[int]:
         pk
         for pk, row in rows.items()
         if pk not in claimers
-        and not CLAIM.search(row.content)
+        and not says_it_replaces(row.content)
         and ephemera_match(row.content, row.kind, row.tags) is None
     }
 

