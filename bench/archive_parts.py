@@ -68,14 +68,44 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
 _EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lesson_id\s*\)", re.S)
 
 
+BATCH_EVENTS = "bench_batch_event"
+# Candidate 1 of issue 29, measured before it is built: one audit row per batch holding the changed ids.
+_BATCH_EVENT_LOGGED = (
+    "logged AS (SELECT id AS lesson_id FROM changed), "
+    f"batch_logged AS (INSERT INTO {BATCH_EVENTS} (account_id, action, actor, run_id, detail, at, lesson_ids) "
+    "SELECT min(account_id), %s, %s, %s, %s, %s, {agg} FROM changed HAVING count(*) > 0 RETURNING 1)"
+)
+
+
+def _batch_events_table(kind: str, *, gin: bool = False) -> list[str]:
+    """Setup of a batch-event variant: the table (bigint[] or jsonb ids), optionally a GIN index on the ids."""
+    statements = [
+        f"CREATE TABLE {BATCH_EVENTS} (id bigserial PRIMARY KEY, account_id bigint NOT NULL, "
+        "action varchar(16) NOT NULL, actor varchar(200) NOT NULL, run_id bigint, detail varchar(500) NOT NULL, "
+        f"at timestamptz NOT NULL, lesson_ids {kind} NOT NULL)",
+        f"CREATE INDEX ON {BATCH_EVENTS} (run_id)",
+        f"CREATE INDEX ON {BATCH_EVENTS} (account_id, at)",
+    ]
+    if gin:
+        statements.append(f"CREATE INDEX ON {BATCH_EVENTS} USING gin (lesson_ids) WITH (fastupdate = off)")
+    return statements
+
+
 @contextmanager
-def _rewritten(*, events: bool = True, lock: bool = True) -> Iterator[None]:
-    """The product's batch statement without its audit events (the changed ids stand in for the logged ones) or
-    without its explicit row lock (the UPDATE still locks what it changes): measurement only, what each costs."""
+def _rewritten(*, events: bool = True, lock: bool = True, batch_events: str = "") -> Iterator[None]:
+    """The product's batch statement without its audit events (the changed ids stand in for the logged ones),
+    without its explicit row lock (the UPDATE still locks what it changes), or with one audit row per batch
+    (`batch_events` "bigint[]" or "jsonb", into the table _batch_events_table made): measurement only."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
         if sql.lstrip().startswith("WITH picked AS"):
+            if batch_events:
+                agg = (
+                    "array_agg(id ORDER BY id)" if batch_events == "bigint[]" else "jsonb_agg(id ORDER BY id)"
+                )
+                sql, n = _EVENTS_INSERT.subn(_BATCH_EVENT_LOGGED.replace("{agg}", agg), sql)
+                assert n == 1, "the batch statement changed: update bench/archive_parts.py"
             if not events:
                 sql, n = _EVENTS_INSERT.subn("logged AS (SELECT id AS lesson_id FROM changed)", sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
@@ -154,10 +184,44 @@ def _bare(ids: Sequence[int], assignments: str, values: list[object]) -> Callabl
 
 
 TRIGGERS_OFF = "SET LOCAL session_replication_role = replica"
+COUNT_DELTAS = "bench_count_delta"
+
+
+def _packed_counts() -> list[str]:
+    """Setup of candidate 2 of issue 29, measured before it is built: the UPDATE trigger appends one row per
+    (account, dimension, state) holding {value: ±n} as jsonb, and one per (account, state) holding the page
+    counts' [scope, host, kind, ±n], instead of a row per value; the same GROUP BYs over the same moved rows."""
+    from lore.value_counts import COUNTED, TRIGGERS, _function, _grouped, _moved, _page_grouped
+
+    values = " UNION ALL ".join(
+        _grouped("moved", COUNTED, prefix="o_", sign="-") + _grouped("moved", COUNTED, prefix="w_")
+    )
+    pages = " UNION ALL ".join(
+        [_page_grouped("moved", prefix="o_", sign="-"), _page_grouped("moved", prefix="w_")]
+    )
+    insert = f"INSERT INTO {COUNT_DELTAS} (account_id, dimension, archived, protected, counts)"
+    body = _moved(COUNTED) + (
+        f", summed AS (SELECT account_id, dimension, value, archived, protected, sum(n) AS n FROM ({values}) d "
+        "GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0), "
+        f"counted AS ({insert} SELECT account_id, dimension, archived, protected, jsonb_object_agg(value, n) "
+        "FROM summed GROUP BY 1, 2, 3, 4 RETURNING 1) "
+        f"{insert} SELECT account_id, '', archived, protected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) "
+        f"FROM (SELECT account_id, scope, host, kind, archived, protected, sum(n) AS n FROM ({pages}) p "
+        "GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0) s GROUP BY 1, 3, 4;"
+    )
+    return [
+        f"CREATE TABLE {COUNT_DELTAS} (id bigserial PRIMARY KEY, account_id bigint NOT NULL, "
+        "dimension varchar(32) NOT NULL, archived boolean NOT NULL, protected boolean NOT NULL, counts jsonb NOT NULL)",
+        f"CREATE INDEX ON {COUNT_DELTAS} (account_id, dimension, archived)",
+        _function(TRIGGERS["UPDATE"][0], body),
+    ]
+
+
+EVENTS_ACCOUNT_INDEX = "lore_lessonevent_account_id_a8d98097"
 
 
 def _within(
-    make: Callable[[Sequence[int]], Callable[[], int]], **rewrite: bool
+    make: Callable[[Sequence[int]], Callable[[], int]], **rewrite: Any
 ) -> Callable[[Sequence[int]], Callable[[], int]]:
     def made(batch: Sequence[int]) -> Callable[[], int]:
         work = make(batch)
@@ -266,6 +330,28 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
             [TRIGGERS_OFF],
             _within(product_archive, events=False, lock=False),
         ),
+        "product batch, one audit row per batch (bigint[])": (
+            _batch_events_table("bigint[]"),
+            _within(product_archive, batch_events="bigint[]"),
+        ),
+        "product batch, one audit row per batch (jsonb)": (
+            _batch_events_table("jsonb"),
+            _within(product_archive, batch_events="jsonb"),
+        ),
+        "product batch, one audit row per batch (bigint[], GIN)": (
+            _batch_events_table("bigint[]", gin=True),
+            _within(product_archive, batch_events="bigint[]"),
+        ),
+        "product batch, events without their account index": (_drop(EVENTS_ACCOUNT_INDEX), product_archive),
+        "product batch, packed count rows": (_packed_counts(), product_archive),
+        "product batch, packed count rows, one audit row per batch": (
+            _packed_counts() + _batch_events_table("bigint[]"),
+            _within(product_archive, batch_events="bigint[]"),
+        ),
+        "product batch, packed count rows, one audit row, no lock, no guard": (
+            _packed_counts() + _batch_events_table("bigint[]"),
+            _within(unguarded_archive, batch_events="bigint[]", lock=False),
+        ),
         "bare UPDATE (triggers off)": (
             [TRIGGERS_OFF],
             lambda b: _bare(b, ARCHIVE_SET, [timezone.now(), run.pk, reason]),
@@ -290,6 +376,19 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
         "product batch, no triggers, events, lock": (
             [TRIGGERS_OFF],
             _within(product_restore, events=False, lock=False),
+        ),
+        "product batch, one audit row per batch (bigint[])": (
+            _batch_events_table("bigint[]"),
+            _within(product_restore, batch_events="bigint[]"),
+        ),
+        "product batch, packed count rows": (_packed_counts(), product_restore),
+        "product batch, packed count rows, one audit row per batch": (
+            _packed_counts() + _batch_events_table("bigint[]"),
+            _within(product_restore, batch_events="bigint[]"),
+        ),
+        "product batch, packed count rows, one audit row, no lock": (
+            _packed_counts() + _batch_events_table("bigint[]"),
+            _within(product_restore, batch_events="bigint[]", lock=False),
         ),
         "bare UPDATE (triggers off)": ([TRIGGERS_OFF], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE with the count triggers": ([], lambda b: _bare(b, RESTORE_SET, [])),
