@@ -65,49 +65,30 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-_EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lesson_id\s*\)", re.S)
-
-
-BATCH_EVENTS = "bench_batch_event"
-# Candidate 1 of issue 29, measured before it is built: one audit row per batch holding the changed ids.
-_BATCH_EVENT_LOGGED = (
-    "logged AS (SELECT id AS lesson_id FROM changed), "
-    f"batch_logged AS (INSERT INTO {BATCH_EVENTS} (account_id, action, actor, run_id, detail, at, lesson_ids) "
-    "SELECT min(account_id), %s, %s, %s, %s, %s, {agg} FROM changed HAVING count(*) > 0 RETURNING 1)"
+_EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lessons, first_lesson_id\s*\)", re.S)
+# Issue 29 measured against what it replaced: an audit event per lesson (what the batch statement wrote before).
+_PER_LESSON_LOGGED = (
+    "logged_each AS (INSERT INTO lore_lessonevent (account_id, lesson_id, action, actor, run_id, detail, at) "
+    "SELECT account_id, id, %s, %s, %s, %s, %s FROM changed RETURNING lesson_id), "
+    "logged AS (SELECT count(*) AS lessons, min(lesson_id) AS first_lesson_id FROM logged_each)"
 )
-
-
-def _batch_events_table(kind: str, *, gin: bool = False) -> list[str]:
-    """Setup of a batch-event variant: the table (bigint[] or jsonb ids), optionally a GIN index on the ids."""
-    statements = [
-        f"CREATE TABLE {BATCH_EVENTS} (id bigserial PRIMARY KEY, account_id bigint NOT NULL, "
-        "action varchar(16) NOT NULL, actor varchar(200) NOT NULL, run_id bigint, detail varchar(500) NOT NULL, "
-        f"at timestamptz NOT NULL, lesson_ids {kind} NOT NULL)",
-        f"CREATE INDEX ON {BATCH_EVENTS} (run_id)",
-        f"CREATE INDEX ON {BATCH_EVENTS} (account_id, at)",
-    ]
-    if gin:
-        statements.append(f"CREATE INDEX ON {BATCH_EVENTS} USING gin (lesson_ids) WITH (fastupdate = off)")
-    return statements
+_NOT_LOGGED = "logged AS (SELECT count(*) AS lessons, min(id) AS first_lesson_id FROM changed)"
 
 
 @contextmanager
-def _rewritten(*, events: bool = True, lock: bool = True, batch_events: str = "") -> Iterator[None]:
-    """The product's batch statement without its audit events (the changed ids stand in for the logged ones),
-    without its explicit row lock (the UPDATE still locks what it changes), or with one audit row per batch
-    (`batch_events` "bigint[]" or "jsonb", into the table _batch_events_table made): measurement only."""
+def _rewritten(*, events: bool = True, lock: bool = True, per_lesson_events: bool = False) -> Iterator[None]:
+    """The product's batch statement without its audit event (the changed ids stand in for the logged ones),
+    without its explicit row lock (the UPDATE still locks what it changes), or with an audit event per lesson as
+    before issue 29: measurement only, what each costs."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
         if sql.lstrip().startswith("WITH picked AS"):
-            if batch_events:
-                agg = (
-                    "array_agg(id ORDER BY id)" if batch_events == "bigint[]" else "jsonb_agg(id ORDER BY id)"
-                )
-                sql, n = _EVENTS_INSERT.subn(_BATCH_EVENT_LOGGED.replace("{agg}", agg), sql)
+            if per_lesson_events:
+                sql, n = _EVENTS_INSERT.subn(_PER_LESSON_LOGGED, sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
             if not events:
-                sql, n = _EVENTS_INSERT.subn("logged AS (SELECT id AS lesson_id FROM changed)", sql)
+                sql, n = _EVENTS_INSERT.subn(_NOT_LOGGED, sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
                 params = list(params)[:-5]  # the event's five values
             if not lock:
@@ -184,37 +165,15 @@ def _bare(ids: Sequence[int], assignments: str, values: list[object]) -> Callabl
 
 
 TRIGGERS_OFF = "SET LOCAL session_replication_role = replica"
-COUNT_DELTAS = "bench_count_delta"
 
 
-def _packed_counts() -> list[str]:
-    """Setup of candidate 2 of issue 29, measured before it is built: the UPDATE trigger appends one row per
-    (account, dimension, state) holding {value: ±n} as jsonb, and one per (account, state) holding the page
-    counts' [scope, host, kind, ±n], instead of a row per value; the same GROUP BYs over the same moved rows."""
-    from lore.value_counts import COUNTED, TRIGGERS, _function, _grouped, _moved, _page_grouped
+def _per_value_counts() -> list[str]:
+    """Setup that puts back the count triggers as they were before issue 29 packed them (migration 0023: a
+    LessonValueCount or LessonPageCount row per value a statement moved), for one rolled-back batch."""
+    import importlib
 
-    values = " UNION ALL ".join(
-        _grouped("moved", COUNTED, prefix="o_", sign="-") + _grouped("moved", COUNTED, prefix="w_")
-    )
-    pages = " UNION ALL ".join(
-        [_page_grouped("moved", prefix="o_", sign="-"), _page_grouped("moved", prefix="w_")]
-    )
-    insert = f"INSERT INTO {COUNT_DELTAS} (account_id, dimension, archived, protected, counts)"
-    body = _moved(COUNTED) + (
-        f", summed AS (SELECT account_id, dimension, value, archived, protected, sum(n) AS n FROM ({values}) d "
-        "GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0), "
-        f"counted AS ({insert} SELECT account_id, dimension, archived, protected, jsonb_object_agg(value, n) "
-        "FROM summed GROUP BY 1, 2, 3, 4 RETURNING 1) "
-        f"{insert} SELECT account_id, '', archived, protected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) "
-        f"FROM (SELECT account_id, scope, host, kind, archived, protected, sum(n) AS n FROM ({pages}) p "
-        "GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0) s GROUP BY 1, 3, 4;"
-    )
-    return [
-        f"CREATE TABLE {COUNT_DELTAS} (id bigserial PRIMARY KEY, account_id bigint NOT NULL, "
-        "dimension varchar(32) NOT NULL, archived boolean NOT NULL, protected boolean NOT NULL, counts jsonb NOT NULL)",
-        f"CREATE INDEX ON {COUNT_DELTAS} (account_id, dimension, archived)",
-        _function(TRIGGERS["UPDATE"][0], body),
-    ]
+    old = importlib.import_module("lore.migrations.0023_lessonpagecount").INSTALL
+    return [statement for statement in old if statement.startswith("CREATE OR REPLACE FUNCTION")]
 
 
 EVENTS_ACCOUNT_INDEX = "lore_lessonevent_account_id_a8d98097"
@@ -239,7 +198,7 @@ def _drop(*indexes: str) -> list[str]:
     return [f"DROP INDEX {name}" for name in indexes]
 
 
-def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
+def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> dict[str, Any]:
     import django
 
     django.setup()
@@ -251,7 +210,7 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
     from bench.store import ACCOUNT, bench_events_clear, store_vacuum
     from lore.candidates import archive_guard, candidates
     from lore.limits import ARCHIVE_BATCH
-    from lore.models import Account, Lesson, LessonEvent
+    from lore.models import Account, Lesson, LessonEvent, LessonEventBatch
     from lore.services import (
         _RESTORED,
         _batch_one_statement,
@@ -304,6 +263,25 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
 
         return work
 
+    def guard_in_lock_archive(batch: Sequence[int]) -> Callable[[], int]:
+        """Candidate 3: the guard repeated by the locking SELECT (FOR UPDATE re-checks it on a row changed
+        meanwhile), not by the UPDATE."""
+
+        def work() -> int:
+            return lessons_archive_next(
+                account=account,
+                pending=lessons_with_ids(batch).filter(guard),
+                after=0,
+                limit=len(batch),
+                guard=Q(),
+                run_id=run.pk,
+                reason=reason,
+                actor="bench-parts",
+                now=timezone.now(),
+            )[1]
+
+        return work
+
     def product_restore(batch: Sequence[int]) -> Callable[[], int]:
         def work() -> int:
             qs = Lesson.objects.filter(account=account, archived_at__isnull=False, pk__in=list(batch))
@@ -326,32 +304,22 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
         "product batch without audit events": ([], _within(product_archive, events=False)),
         "product batch without the explicit row lock": ([], _within(product_archive, lock=False)),
         "product batch without the eligibility guard": ([], unguarded_archive),
+        "product batch, the guard in the locking SELECT": ([], guard_in_lock_archive),
         "product batch, no triggers, events, lock": (
             [TRIGGERS_OFF],
             _within(product_archive, events=False, lock=False),
         ),
-        "product batch, one audit row per batch (bigint[])": (
-            _batch_events_table("bigint[]"),
-            _within(product_archive, batch_events="bigint[]"),
-        ),
-        "product batch, one audit row per batch (jsonb)": (
-            _batch_events_table("jsonb"),
-            _within(product_archive, batch_events="jsonb"),
-        ),
-        "product batch, one audit row per batch (bigint[], GIN)": (
-            _batch_events_table("bigint[]", gin=True),
-            _within(product_archive, batch_events="bigint[]"),
+        "product batch, an audit event per lesson (before issue 29)": (
+            [],
+            _within(product_archive, per_lesson_events=True),
         ),
         "product batch, events without their account index": (_drop(EVENTS_ACCOUNT_INDEX), product_archive),
-        "product batch, packed count rows": (_packed_counts(), product_archive),
-        "product batch, packed count rows, one audit row per batch": (
-            _packed_counts() + _batch_events_table("bigint[]"),
-            _within(product_archive, batch_events="bigint[]"),
+        "product batch, per-value count rows (before issue 29)": (_per_value_counts(), product_archive),
+        "product batch as before issue 29 (per-value count rows, an event per lesson)": (
+            _per_value_counts(),
+            _within(product_archive, per_lesson_events=True),
         ),
-        "product batch, packed count rows, one audit row, no lock, no guard": (
-            _packed_counts() + _batch_events_table("bigint[]"),
-            _within(unguarded_archive, batch_events="bigint[]", lock=False),
-        ),
+        "product batch, no lock, no guard": ([], _within(unguarded_archive, lock=False)),
         "bare UPDATE (triggers off)": (
             [TRIGGERS_OFF],
             lambda b: _bare(b, ARCHIVE_SET, [timezone.now(), run.pk, reason]),
@@ -377,18 +345,14 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
             [TRIGGERS_OFF],
             _within(product_restore, events=False, lock=False),
         ),
-        "product batch, one audit row per batch (bigint[])": (
-            _batch_events_table("bigint[]"),
-            _within(product_restore, batch_events="bigint[]"),
+        "product batch, an audit event per lesson (before issue 29)": (
+            [],
+            _within(product_restore, per_lesson_events=True),
         ),
-        "product batch, packed count rows": (_packed_counts(), product_restore),
-        "product batch, packed count rows, one audit row per batch": (
-            _packed_counts() + _batch_events_table("bigint[]"),
-            _within(product_restore, batch_events="bigint[]"),
-        ),
-        "product batch, packed count rows, one audit row, no lock": (
-            _packed_counts() + _batch_events_table("bigint[]"),
-            _within(product_restore, batch_events="bigint[]", lock=False),
+        "product batch, per-value count rows (before issue 29)": (_per_value_counts(), product_restore),
+        "product batch as before issue 29 (per-value count rows, an event per lesson)": (
+            _per_value_counts(),
+            _within(product_restore, per_lesson_events=True),
         ),
         "bare UPDATE (triggers off)": ([TRIGGERS_OFF], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE with the count triggers": ([], lambda b: _bare(b, RESTORE_SET, [])),
@@ -403,7 +367,11 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
         lesson_ids: list[int],
         explain_with: Callable[[Sequence[int]], Callable[[], int]],
     ) -> dict[str, Any]:
-        variants = {k: v for k, v in variants.items() if not only or any(w in k for w in only)}
+        variants = {
+            k: v
+            for k, v in variants.items()
+            if (not only or any(w in k for w in only)) and not any(w in k for w in skip)
+        }
         times: dict[str, list[float]] = {name: [] for name in variants}
         plans: list[dict[str, Any]] = []
         names = list(variants)
@@ -447,6 +415,7 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
     assert not Lesson.objects.filter(archived_by_run=run).exists()
     bench_events_clear(account, since)
     LessonEvent.objects.filter(run=run).delete()
+    LessonEventBatch.objects.filter(run=run).delete()
     store_vacuum()
     return result
 
@@ -554,6 +523,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="bench/archive_parts.py", description=__doc__.split("\n")[0])
     parser.add_argument("--cycles", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated words: only the variants naming one")
+    parser.add_argument("--skip", default="", help="comma-separated words: leave out the variants naming one")
     parser.add_argument(
         "--fillfactor",
         action="store_true",
@@ -564,7 +534,11 @@ def main() -> int:
     if args.fillfactor:
         result = fillfactor_measure(args.cycles)
     else:
-        result = measure(args.cycles, [w.strip() for w in args.only.split(",") if w.strip()])
+        result = measure(
+            args.cycles,
+            [w.strip() for w in args.only.split(",") if w.strip()],
+            [w.strip() for w in args.skip.split(",") if w.strip()],
+        )
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

@@ -390,6 +390,42 @@ class LessonEvent(models.Model):
         return f"{self.action} {self.lesson_id}"
 
 
+class LessonEventBatch(models.Model):
+    """The audit event of every lesson one archive or restore batch changed, in one row (issue 29): what a
+    LessonEvent per lesson held, once, with the lessons' ids ascending in `lesson_ids` and their span in
+    `first_lesson_id`..`last_lesson_id` (a batch takes its lessons in id order, so a lesson's history finds the
+    rows that may hold it by that span and looks inside only those). Per-lesson LessonEvent rows of archives and
+    restores written before it are read beside these (lore.events)."""
+
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )
+    action = models.CharField(max_length=16, choices=LessonEvent.Action.choices)
+    actor = models.CharField(max_length=200, blank=True, default="")
+    run = models.ForeignKey(
+        PolicyRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
+    )
+    detail = models.CharField(max_length=500, blank=True, default="")
+    at = models.DateTimeField()
+    lesson_ids = models.JSONField()
+    first_lesson_id = models.BigIntegerField()
+    last_lesson_id = models.BigIntegerField()
+    lessons = models.PositiveIntegerField()  # as written; a purge takes ids out of lesson_ids, not from here
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "first_lesson_id"], name="lessoneventbatch_span"),
+            models.Index(
+                fields=["at"],
+                name="lessoneventbatch_decision_at",
+                condition=models.Q(action__in=DECISIONS_A_RUN_RESPECTS),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.lessons} lessons from {self.first_lesson_id}"
+
+
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
