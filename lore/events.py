@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Q, QuerySet, Sum
+from django.db.models import BooleanField, Q, Sum
 from django.db.models.expressions import RawSQL
 
 from lore.models import DECISIONS_A_RUN_RESPECTS, Account, LessonEvent, LessonEventBatch
@@ -101,21 +101,24 @@ def lesson_history(account_id: int, lesson_id: int, *, limit: int) -> list[Audit
     return sorted(entries, key=lambda entry: entry.at, reverse=True)[:limit]
 
 
-def decided_lesson_ids(snapshot: datetime) -> tuple[QuerySet[LessonEvent, Any], RawSQL]:
-    """Two subqueries of lesson ids: those a restore, an import or an unpin after `snapshot` touched, per lesson
-    (LessonEvent) and per batch (LessonEventBatch, its ids unnested). Both find the few recent decisions through
-    their partial `at` indexes; the guard keeps them apart so each stays a hashed `NOT IN`."""
-    own = LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot).values("lesson_id")
+def decided_lesson_ids(snapshot: datetime) -> RawSQL:
+    """The ids of lessons a restore, an import or an unpin touched after `snapshot`, as one subquery: those logged
+    per lesson (LessonEvent) and those logged per batch (LessonEventBatch, its ids unnested), each found through
+    its partial `at` index. One subquery, not two ORed: `pk IN (a) OR pk IN (b)` made PostgreSQL read every
+    lesson (a run's matched count, 430 ms at 1M), where `pk IN (a UNION ALL b)` joins the few ids found."""
+    own, own_params = (
+        LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot)
+        .values("lesson_id")
+        .query.sql_with_params()
+    )
     if connection.vendor == "postgresql":
         unnested = f'SELECT jsonb_array_elements_text("lesson_ids")::bigint FROM "{BATCHES}"'
     else:
         unnested = f'SELECT j.value FROM "{BATCHES}", json_each("{BATCHES}"."lesson_ids") AS j'
     decisions = ", ".join(["%s"] * len(DECISIONS_A_RUN_RESPECTS))
-    batched = RawSQL(
-        f'{unnested} WHERE "{BATCHES}"."action" IN ({decisions}) AND "{BATCHES}"."at" > %s',
-        (*DECISIONS_A_RUN_RESPECTS, connection.ops.adapt_datetimefield_value(snapshot)),
-    )
-    return own, batched
+    batched = f'{unnested} WHERE "{BATCHES}"."action" IN ({decisions}) AND "{BATCHES}"."at" > %s'
+    batched_params = (*DECISIONS_A_RUN_RESPECTS, connection.ops.adapt_datetimefield_value(snapshot))
+    return RawSQL(f"{own} UNION ALL {batched}", (*own_params, *batched_params))
 
 
 def restored_by_runs(account: Account, start: datetime, end: datetime) -> int:
