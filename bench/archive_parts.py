@@ -176,6 +176,39 @@ def _per_value_counts() -> list[str]:
     return [statement for statement in old if statement.startswith("CREATE OR REPLACE FUNCTION")]
 
 
+def _grouping_sets_counts() -> list[str]:
+    """Setup of a candidate measured, not built: the UPDATE trigger's 2 × (dimensions + 1) GROUP BYs over the
+    moved rows as one aggregate with GROUPING SETS over both sides at once (old rows −1, new rows +1), packed the
+    same way as the product's trigger."""
+    from lore.value_counts import CHANGES, COUNTED, PAGE_COUNTS, TRIGGERS, _function, _moved
+
+    fields = list(dict.fromkeys(("scope", "host", "kind", *(d.field for d in COUNTED))))
+    side = lambda a, n: (  # noqa: E731
+        f"SELECT {a}_account_id AS account_id, {a}_archived AS archived, {a}_protected AS protected, "
+        + ", ".join(f"{a}_{f}::text AS {f}" for f in fields)
+        + f", {n} AS n FROM moved"
+    )
+    sets = ", ".join(["(scope, host, kind)", *(f"({d.field})" for d in COUNTED)])
+    dimension = (
+        "CASE WHEN GROUPING(scope) = 0 THEN NULL "
+        + " ".join(f"WHEN GROUPING({d.field}) = 0 THEN '{d.name}'" for d in COUNTED)
+        + " END"
+    )
+    value = "CASE " + " ".join(f"WHEN GROUPING({d.field}) = 0 THEN {d.field}" for d in COUNTED) + " END"
+    insert = f"INSERT INTO {CHANGES} (account_id, dimension, archived, protected, counts)"
+    body = _moved(COUNTED) + (
+        f", sides AS ({side('o', -1)} UNION ALL {side('w', 1)}), "
+        f"grouped AS MATERIALIZED (SELECT account_id, archived, protected, scope, host, kind, {dimension} AS dimension, "
+        f"{value} AS value, sum(n)::integer AS n FROM sides GROUP BY account_id, archived, protected, "
+        f"GROUPING SETS ({sets}) HAVING sum(n) <> 0), "
+        f"counted AS ({insert} SELECT account_id, dimension, archived, protected, jsonb_object_agg(value, n) "
+        "FROM grouped WHERE dimension IS NOT NULL AND value <> '' GROUP BY 1, 2, 3, 4 RETURNING 1) "
+        f"{insert} SELECT account_id, '{PAGE_COUNTS}', archived, protected, "
+        "jsonb_agg(jsonb_build_array(scope, host, kind, n)) FROM grouped WHERE dimension IS NULL GROUP BY 1, 3, 4;"
+    )
+    return [_function(TRIGGERS["UPDATE"][0], body)]
+
+
 EVENTS_ACCOUNT_INDEX = "lore_lessonevent_account_id_a8d98097"
 
 
@@ -320,6 +353,7 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
             _within(product_archive, per_lesson_events=True),
         ),
         "product batch, no lock, no guard": ([], _within(unguarded_archive, lock=False)),
+        "product batch, counts by GROUPING SETS": (_grouping_sets_counts(), product_archive),
         "bare UPDATE (triggers off)": (
             [TRIGGERS_OFF],
             lambda b: _bare(b, ARCHIVE_SET, [timezone.now(), run.pk, reason]),
@@ -354,6 +388,7 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
             _per_value_counts(),
             _within(product_restore, per_lesson_events=True),
         ),
+        "product batch, counts by GROUPING SETS": (_grouping_sets_counts(), product_restore),
         "bare UPDATE (triggers off)": ([TRIGGERS_OFF], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE with the count triggers": ([], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE without lesson_page_counts": (
