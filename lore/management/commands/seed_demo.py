@@ -59,7 +59,9 @@ class Command(BaseCommand):
             )
         if existing:
             Lesson.objects.filter(account=account).delete()  # with their per-lesson events
-            LessonEventBatch.objects.filter(account=account).delete()  # the batches' audit rows held only them
+            LessonEventBatch.objects.filter(
+                account=account
+            ).delete()  # the batches' audit rows held only them
         started = time.monotonic()
 
         def progress(made: int) -> None:
