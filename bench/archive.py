@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
+from django.db.models import Count, Sum
 from django.utils import timezone
 
 from bench.config import ARCHIVE_ROUNDS
@@ -18,7 +19,7 @@ from bench.scenarios import rule_10pct
 from bench.store import Identities, bench_events_clear, store_vacuum
 from lore.candidates import candidates
 from lore.limits import RUN_STATEMENT_TIMEOUT_MS
-from lore.models import Lesson, LessonEvent
+from lore.models import Lesson, LessonEvent, LessonEventBatch, PolicyRun
 from lore.services import candidate_ids
 from lore.timeouts import set_statement_timeout
 from lore.vacuum import lessons_vacuum
@@ -125,7 +126,8 @@ class Phase:
     wal_bytes: int | None = None
     updated: int | None = None
     hot: int | None = None
-    events: int | None = None
+    events: int | None = None  # lessons the audit trail logged (each exactly once)
+    audit_rows: int | None = None  # rows written for them: one per lesson, or one per batch (issue 29)
 
     def figures(self) -> dict[str, object]:
         per_row = lambda n: round(n / self.rows, 2) if n is not None and self.rows else None  # noqa: E731
@@ -138,7 +140,17 @@ class Phase:
             "updated": self.updated,
             "hot_updated": self.hot,
             "events_per_row": per_row(self.events),
+            "audit_rows": self.audit_rows,
         }
+
+
+def _audited(run: PolicyRun, action: str) -> tuple[int, int]:
+    """(lessons the run's `action` logged, audit rows written for them), per lesson and per batch."""
+    own = LessonEvent.objects.filter(run=run, action=action).count()
+    batches = LessonEventBatch.objects.filter(run=run, action=action).aggregate(
+        rows=Count("pk"), n=Sum("lessons")
+    )
+    return own + int(batches["n"] or 0), own + int(batches["rows"])
 
 
 def _counters_before() -> tuple[int | None, tuple[int, int] | None]:
@@ -196,7 +208,7 @@ def _archive_round(ids: Identities) -> dict[str, object]:
         started = time.perf_counter()
         run = grooming.run_execute(run.pk)
         archive = Phase(rows=run.archived, seconds=time.perf_counter() - started)
-    archive.events = LessonEvent.objects.filter(run=run, action=LessonEvent.Action.ARCHIVED).count()
+    archive.events, archive.audit_rows = _audited(run, LessonEvent.Action.ARCHIVED)
     _counters_after(archive, before)
     vacuum_after_run = _vacuum_seconds()
     archived = list(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True))
@@ -206,7 +218,7 @@ def _archive_round(ids: Identities) -> dict[str, object]:
         started = time.perf_counter()
         restored = grooming.run_undo(run, actor="bench")
         undo = Phase(rows=restored, seconds=time.perf_counter() - started)
-    undo.events = LessonEvent.objects.filter(run=run, action=LessonEvent.Action.RESTORED).count()
+    undo.events, undo.audit_rows = _audited(run, LessonEvent.Action.RESTORED)
     _counters_after(undo, before)
     vacuum_after_undo = _vacuum_seconds()
     bench_events_clear(ids.account, since)

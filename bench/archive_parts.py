@@ -65,19 +65,30 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-_EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lesson_id\s*\)", re.S)
+_EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lessons, first_lesson_id\s*\)", re.S)
+# Issue 29 measured against what it replaced: an audit event per lesson (what the batch statement wrote before).
+_PER_LESSON_LOGGED = (
+    "logged_each AS (INSERT INTO lore_lessonevent (account_id, lesson_id, action, actor, run_id, detail, at) "
+    "SELECT account_id, id, %s, %s, %s, %s, %s FROM changed RETURNING lesson_id), "
+    "logged AS (SELECT count(*) AS lessons, min(lesson_id) AS first_lesson_id FROM logged_each)"
+)
+_NOT_LOGGED = "logged AS (SELECT count(*) AS lessons, min(id) AS first_lesson_id FROM changed)"
 
 
 @contextmanager
-def _rewritten(*, events: bool = True, lock: bool = True) -> Iterator[None]:
-    """The product's batch statement without its audit events (the changed ids stand in for the logged ones) or
-    without its explicit row lock (the UPDATE still locks what it changes): measurement only, what each costs."""
+def _rewritten(*, events: bool = True, lock: bool = True, per_lesson_events: bool = False) -> Iterator[None]:
+    """The product's batch statement without its audit event (the changed ids stand in for the logged ones),
+    without its explicit row lock (the UPDATE still locks what it changes), or with an audit event per lesson as
+    before issue 29: measurement only, what each costs."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
         if sql.lstrip().startswith("WITH picked AS"):
+            if per_lesson_events:
+                sql, n = _EVENTS_INSERT.subn(_PER_LESSON_LOGGED, sql)
+                assert n == 1, "the batch statement changed: update bench/archive_parts.py"
             if not events:
-                sql, n = _EVENTS_INSERT.subn("logged AS (SELECT id AS lesson_id FROM changed)", sql)
+                sql, n = _EVENTS_INSERT.subn(_NOT_LOGGED, sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
                 params = list(params)[:-5]  # the event's five values
             if not lock:
@@ -156,8 +167,53 @@ def _bare(ids: Sequence[int], assignments: str, values: list[object]) -> Callabl
 TRIGGERS_OFF = "SET LOCAL session_replication_role = replica"
 
 
+def _per_value_counts() -> list[str]:
+    """Setup that puts back the count triggers as they were before issue 29 packed them (migration 0023: a
+    LessonValueCount or LessonPageCount row per value a statement moved), for one rolled-back batch."""
+    import importlib
+
+    old = importlib.import_module("lore.migrations.0023_lessonpagecount").INSTALL
+    return [statement for statement in old if statement.startswith("CREATE OR REPLACE FUNCTION")]
+
+
+def _grouping_sets_counts() -> list[str]:
+    """Setup of a candidate measured, not built: the UPDATE trigger's 2 × (dimensions + 1) GROUP BYs over the
+    moved rows as one aggregate with GROUPING SETS over both sides at once (old rows −1, new rows +1), packed the
+    same way as the product's trigger."""
+    from lore.value_counts import CHANGES, COUNTED, PAGE_COUNTS, TRIGGERS, _function, _moved
+
+    fields = list(dict.fromkeys(("scope", "host", "kind", *(d.field for d in COUNTED))))
+    side = lambda a, n: (  # noqa: E731
+        f"SELECT {a}_account_id AS account_id, {a}_archived AS archived, {a}_protected AS protected, "
+        + ", ".join(f"{a}_{f}::text AS {f}" for f in fields)
+        + f", {n} AS n FROM moved"
+    )
+    sets = ", ".join(["(scope, host, kind)", *(f"({d.field})" for d in COUNTED)])
+    dimension = (
+        "CASE WHEN GROUPING(scope) = 0 THEN NULL "
+        + " ".join(f"WHEN GROUPING({d.field}) = 0 THEN '{d.name}'" for d in COUNTED)
+        + " END"
+    )
+    value = "CASE " + " ".join(f"WHEN GROUPING({d.field}) = 0 THEN {d.field}" for d in COUNTED) + " END"
+    insert = f"INSERT INTO {CHANGES} (account_id, dimension, archived, protected, counts)"
+    body = _moved(COUNTED) + (
+        f", sides AS ({side('o', -1)} UNION ALL {side('w', 1)}), "
+        f"grouped AS MATERIALIZED (SELECT account_id, archived, protected, scope, host, kind, {dimension} AS dimension, "
+        f"{value} AS value, sum(n)::integer AS n FROM sides GROUP BY account_id, archived, protected, "
+        f"GROUPING SETS ({sets}) HAVING sum(n) <> 0), "
+        f"counted AS ({insert} SELECT account_id, dimension, archived, protected, jsonb_object_agg(value, n) "
+        "FROM grouped WHERE dimension IS NOT NULL AND value <> '' GROUP BY 1, 2, 3, 4 RETURNING 1) "
+        f"{insert} SELECT account_id, '{PAGE_COUNTS}', archived, protected, "
+        "jsonb_agg(jsonb_build_array(scope, host, kind, n)) FROM grouped WHERE dimension IS NULL GROUP BY 1, 3, 4;"
+    )
+    return [_function(TRIGGERS["UPDATE"][0], body)]
+
+
+EVENTS_ACCOUNT_INDEX = "lore_lessonevent_account_id_a8d98097"
+
+
 def _within(
-    make: Callable[[Sequence[int]], Callable[[], int]], **rewrite: bool
+    make: Callable[[Sequence[int]], Callable[[], int]], **rewrite: Any
 ) -> Callable[[Sequence[int]], Callable[[], int]]:
     def made(batch: Sequence[int]) -> Callable[[], int]:
         work = make(batch)
@@ -175,7 +231,7 @@ def _drop(*indexes: str) -> list[str]:
     return [f"DROP INDEX {name}" for name in indexes]
 
 
-def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
+def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> dict[str, Any]:
     import django
 
     django.setup()
@@ -187,7 +243,7 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
     from bench.store import ACCOUNT, bench_events_clear, store_vacuum
     from lore.candidates import archive_guard, candidates
     from lore.limits import ARCHIVE_BATCH
-    from lore.models import Account, Lesson, LessonEvent
+    from lore.models import Account, Lesson, LessonEvent, LessonEventBatch
     from lore.services import (
         _RESTORED,
         _batch_one_statement,
@@ -240,6 +296,25 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
 
         return work
 
+    def guard_in_lock_archive(batch: Sequence[int]) -> Callable[[], int]:
+        """Candidate 3: the guard repeated by the locking SELECT (FOR UPDATE re-checks it on a row changed
+        meanwhile), not by the UPDATE."""
+
+        def work() -> int:
+            return lessons_archive_next(
+                account=account,
+                pending=lessons_with_ids(batch).filter(guard),
+                after=0,
+                limit=len(batch),
+                guard=Q(),
+                run_id=run.pk,
+                reason=reason,
+                actor="bench-parts",
+                now=timezone.now(),
+            )[1]
+
+        return work
+
     def product_restore(batch: Sequence[int]) -> Callable[[], int]:
         def work() -> int:
             qs = Lesson.objects.filter(account=account, archived_at__isnull=False, pk__in=list(batch))
@@ -262,10 +337,23 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
         "product batch without audit events": ([], _within(product_archive, events=False)),
         "product batch without the explicit row lock": ([], _within(product_archive, lock=False)),
         "product batch without the eligibility guard": ([], unguarded_archive),
+        "product batch, the guard in the locking SELECT": ([], guard_in_lock_archive),
         "product batch, no triggers, events, lock": (
             [TRIGGERS_OFF],
             _within(product_archive, events=False, lock=False),
         ),
+        "product batch, an audit event per lesson (before issue 29)": (
+            [],
+            _within(product_archive, per_lesson_events=True),
+        ),
+        "product batch, events without their account index": (_drop(EVENTS_ACCOUNT_INDEX), product_archive),
+        "product batch, per-value count rows (before issue 29)": (_per_value_counts(), product_archive),
+        "product batch as before issue 29 (per-value count rows, an event per lesson)": (
+            _per_value_counts(),
+            _within(product_archive, per_lesson_events=True),
+        ),
+        "product batch, no lock, no guard": ([], _within(unguarded_archive, lock=False)),
+        "product batch, counts by GROUPING SETS": (_grouping_sets_counts(), product_archive),
         "bare UPDATE (triggers off)": (
             [TRIGGERS_OFF],
             lambda b: _bare(b, ARCHIVE_SET, [timezone.now(), run.pk, reason]),
@@ -291,6 +379,16 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
             [TRIGGERS_OFF],
             _within(product_restore, events=False, lock=False),
         ),
+        "product batch, an audit event per lesson (before issue 29)": (
+            [],
+            _within(product_restore, per_lesson_events=True),
+        ),
+        "product batch, per-value count rows (before issue 29)": (_per_value_counts(), product_restore),
+        "product batch as before issue 29 (per-value count rows, an event per lesson)": (
+            _per_value_counts(),
+            _within(product_restore, per_lesson_events=True),
+        ),
+        "product batch, counts by GROUPING SETS": (_grouping_sets_counts(), product_restore),
         "bare UPDATE (triggers off)": ([TRIGGERS_OFF], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE with the count triggers": ([], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE without lesson_page_counts": (
@@ -304,7 +402,11 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
         lesson_ids: list[int],
         explain_with: Callable[[Sequence[int]], Callable[[], int]],
     ) -> dict[str, Any]:
-        variants = {k: v for k, v in variants.items() if not only or any(w in k for w in only)}
+        variants = {
+            k: v
+            for k, v in variants.items()
+            if (not only or any(w in k for w in only)) and not any(w in k for w in skip)
+        }
         times: dict[str, list[float]] = {name: [] for name in variants}
         plans: list[dict[str, Any]] = []
         names = list(variants)
@@ -348,6 +450,7 @@ def measure(cycles: int, only: Sequence[str] = ()) -> dict[str, Any]:
     assert not Lesson.objects.filter(archived_by_run=run).exists()
     bench_events_clear(account, since)
     LessonEvent.objects.filter(run=run).delete()
+    LessonEventBatch.objects.filter(run=run).delete()
     store_vacuum()
     return result
 
@@ -455,6 +558,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="bench/archive_parts.py", description=__doc__.split("\n")[0])
     parser.add_argument("--cycles", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated words: only the variants naming one")
+    parser.add_argument("--skip", default="", help="comma-separated words: leave out the variants naming one")
     parser.add_argument(
         "--fillfactor",
         action="store_true",
@@ -465,7 +569,11 @@ def main() -> int:
     if args.fillfactor:
         result = fillfactor_measure(args.cycles)
     else:
-        result = measure(args.cycles, [w.strip() for w in args.only.split(",") if w.strip()])
+        result = measure(
+            args.cycles,
+            [w.strip() for w in args.only.split(",") if w.strip()],
+            [w.strip() for w in args.skip.split(",") if w.strip()],
+        )
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

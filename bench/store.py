@@ -21,7 +21,16 @@ from django.db import connection
 
 from lore import demo
 from lore.accounts import account_create, token_create
-from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, Membership, ReadEvent
+from lore.models import (
+    Account,
+    ApiToken,
+    Lesson,
+    LessonEvent,
+    LessonEventBatch,
+    LessonTag,
+    Membership,
+    ReadEvent,
+)
 from lore.roles import ALL_SCOPES, Role
 
 ACCOUNT = "demo"
@@ -115,7 +124,7 @@ def _store_clear(account: Account) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
-                "TRUNCATE lore_lessonevent, lore_lessontag, lore_readevent, lore_lessonband, lore_supersedesclaim, "
+                "TRUNCATE lore_lessonevent, lore_lessoneventbatch, lore_lessoncountchange, lore_lessontag, lore_readevent, lore_lessonband, lore_supersedesclaim, "
                 "lore_lessonvaluecount, "
                 "lore_findingmember, lore_finding, lore_lessonread, lore_lesson"
             )
@@ -144,11 +153,13 @@ def store_vacuum() -> None:
             "lore_lesson",
             "lore_lessontag",
             "lore_lessonevent",
+            "lore_lessoneventbatch",
             "lore_readevent",
             "lore_lessonband",
             "lore_lessonread",
             "lore_lessonvaluecount",
             "lore_lessonpagecount",
+            "lore_lessoncountchange",
         ):
             cursor.execute(f"VACUUM ANALYZE {table}")
 
@@ -171,6 +182,7 @@ def identities_ensure(account: Account) -> Identities:
 def bench_events_clear(account: Account, since: datetime) -> None:
     """Drop the audit rows the bench's own archive run and undo wrote, so a reused store stays the same size."""
     LessonEvent.objects.filter(account=account, at__gte=since).delete()
+    LessonEventBatch.objects.filter(account=account, at__gte=since).delete()
 
 
 def store_shape(account: Account) -> dict[str, int]:

@@ -33,10 +33,11 @@ from explorer.state import ExplorerState
 from lore.access import account_of, account_view
 from lore.activity import person
 from lore.conditions import CONDITIONS_BY_KEY
+from lore.events import lesson_history
 from lore.garden.selectors import lesson_supersedes
 from lore.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from lore.limits import LESSON_HISTORY_SHOWN
-from lore.models import Account, Lesson, LessonEvent
+from lore.models import Account, Lesson
 from lore.purge import purged_message, tombstone_of_lesson
 from lore.reads import lesson_decay_score_exact, lesson_exact, reads_settle_for, rule_fields
 from lore.roles import Role
@@ -180,11 +181,7 @@ def _lesson(request: HtmxHttpRequest, lesson_id: int) -> Lesson:
 
 
 def _sheet(request: HtmxHttpRequest, lesson: Lesson, *, changed: bool = False) -> HttpResponse:
-    events = list(
-        LessonEvent.objects.filter(lesson=lesson)
-        .select_related("run")
-        .order_by("-at", "-pk")[: LESSON_HISTORY_SHOWN.value]
-    )
+    events = lesson_history(lesson.account_id, lesson.pk, limit=LESSON_HISTORY_SHOWN.value)
     template = SHEET if is_partial(request) else "explorer/sheet_page.html"
     response = render(
         request,

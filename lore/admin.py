@@ -2,7 +2,16 @@
 
 from django.contrib import admin
 
-from lore.models import Account, ApiToken, Lesson, LessonEvent, LessonTag, Membership, ReadEvent
+from lore.models import (
+    Account,
+    ApiToken,
+    Lesson,
+    LessonEvent,
+    LessonEventBatch,
+    LessonTag,
+    Membership,
+    ReadEvent,
+)
 
 
 @admin.register(Account)
@@ -46,3 +55,9 @@ class ReadEventAdmin(admin.ModelAdmin):
 class LessonEventAdmin(admin.ModelAdmin):
     list_display = ("lesson", "action", "actor", "at")
     raw_id_fields = ("lesson", "run")
+
+
+@admin.register(LessonEventBatch)
+class LessonEventBatchAdmin(admin.ModelAdmin):
+    list_display = ("action", "lessons", "first_lesson_id", "last_lesson_id", "run", "actor", "at")
+    raw_id_fields = ("run",)

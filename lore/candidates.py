@@ -11,7 +11,8 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from lore.models import DECISIONS_A_RUN_RESPECTS, Account, Lesson, LessonEvent
+from lore.events import decided_lesson_ids
+from lore.models import Account, Lesson
 from lore.rules.rule import Rule
 from lore.scopes import scope_q
 
@@ -41,11 +42,6 @@ def candidate_predicate(rule: Rule, now: datetime) -> Q:
     return Q(archived_at__isnull=True, protected=False) & rule_predicate(rule, now)
 
 
-def _decisions_since(snapshot: datetime) -> QuerySet[LessonEvent]:
-    """Restores, imports and unpins after `snapshot`: decisions a run with that snapshot must not override."""
-    return LessonEvent.objects.filter(action__in=DECISIONS_A_RUN_RESPECTS, at__gt=snapshot)
-
-
 def untouched_since(snapshot: datetime) -> Q:
     """Lessons nobody rewrote, restored, unpinned or re-imported after `snapshot`: a run never overrides a
     decision made after it read its candidates (seeds/004: eligibility is checked again when the archive
@@ -54,17 +50,16 @@ def untouched_since(snapshot: datetime) -> Q:
     `NOT IN` over the few decisions since `snapshot`, not `NOT EXISTS`: PostgreSQL reads those decisions once
     (lessonevent_decision_at) into a hashed subplan, where an anti-join probed the event log once per lesson of
     the batch — a fifth of an archive batch's time at 1M (bench/RESULTS.md, issue 16 #21). `lesson_id` is
-    never NULL, so `NOT IN` means what `NOT EXISTS` meant."""
-    return Q(updated_at__lte=snapshot) & ~Q(pk__in=_decisions_since(snapshot).values("lesson_id"))
+    never NULL, so `NOT IN` means what `NOT EXISTS` meant. The decisions are those logged per lesson and per
+    batch (lore.events)."""
+    return Q(updated_at__lte=snapshot) & ~Q(pk__in=decided_lesson_ids(snapshot))
 
 
 def touched_since_count(qs: QuerySet[Lesson], snapshot: datetime) -> int:
     """How many lessons of `qs` fail untouched_since(snapshot), counted from the few recent writes and decisions
     (the updated_at index, lessonevent_decision_at) rather than by checking every lesson against the event log."""
     rewritten = qs.filter(updated_at__gt=snapshot).count()
-    decided = qs.filter(
-        updated_at__lte=snapshot, pk__in=_decisions_since(snapshot).values("lesson_id")
-    ).count()
+    decided = qs.filter(updated_at__lte=snapshot, pk__in=decided_lesson_ids(snapshot)).count()
     return rewritten + decided
 
 

@@ -390,6 +390,42 @@ class LessonEvent(models.Model):
         return f"{self.action} {self.lesson_id}"
 
 
+class LessonEventBatch(models.Model):
+    """The audit event of every lesson one archive or restore batch changed, in one row (issue 29): what a
+    LessonEvent per lesson held, once, with the lessons' ids ascending in `lesson_ids` and their span in
+    `first_lesson_id`..`last_lesson_id` (a batch takes its lessons in id order, so a lesson's history finds the
+    rows that may hold it by that span and looks inside only those). Per-lesson LessonEvent rows of archives and
+    restores written before it are read beside these (lore.events)."""
+
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
+    )
+    action = models.CharField(max_length=16, choices=LessonEvent.Action.choices)
+    actor = models.CharField(max_length=200, blank=True, default="")
+    run = models.ForeignKey(
+        PolicyRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
+    )
+    detail = models.CharField(max_length=500, blank=True, default="")
+    at = models.DateTimeField()
+    lesson_ids = models.JSONField()
+    first_lesson_id = models.BigIntegerField()
+    last_lesson_id = models.BigIntegerField()
+    lessons = models.PositiveIntegerField()  # as written; a purge takes ids out of lesson_ids, not from here
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["account", "first_lesson_id"], name="lessoneventbatch_span"),
+            models.Index(
+                fields=["at"],
+                name="lessoneventbatch_decision_at",
+                condition=models.Q(action__in=DECISIONS_A_RUN_RESPECTS),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.lessons} lessons from {self.first_lesson_id}"
+
+
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
@@ -760,6 +796,71 @@ class LessonPageCount(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["account", "scope", "host", "kind"], name="lessonpagecount_read")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.host} {self.kind} of account {self.account_id}: {self.n:+d}"
+
+
+class LessonCountChange(models.Model):
+    """One statement's changes to the kept counts of an account in one state, packed in one row: for a dimension,
+    {value: ±lessons}; for the page counts (`dimension` PAGE_COUNTS), [[scope, host, kind, ±lessons], …]. The
+    triggers append these instead of a LessonValueCount or LessonPageCount row per value (issue 29: an archive
+    batch of 2,000 appended ~1,600 of those); readers sum them with the kept rows through the views of
+    LessonValueCountView and LessonPageCountView, and the fold moves them into the kept rows (lore.value_counts)."""
+
+    PAGE_COUNTS = ""
+
+    account = models.ForeignKey(
+        Account, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    dimension = models.CharField(max_length=32, blank=True)
+    archived = models.BooleanField()
+    protected = models.BooleanField()
+    counts = models.JSONField()
+
+    class Meta:
+        indexes = [models.Index(fields=["account", "dimension", "archived"], name="lessoncountchange_read")]
+
+    def __str__(self) -> str:
+        return f"{self.dimension or 'page counts'} of account {self.account_id}: {len(self.counts)} changes"
+
+
+class LessonValueCountView(models.Model):
+    """The kept value counts and the packed changes not yet folded, one row per (key, change): a view on
+    PostgreSQL (`lore.value_counts.VIEWS`), which readers sum. `id` is not unique (a packed row's changes share
+    its id, negated)."""
+
+    id = models.BigIntegerField(primary_key=True)
+    account = models.ForeignKey(Account, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    dimension = models.CharField(max_length=32)
+    value = models.CharField(max_length=256)
+    archived = models.BooleanField()
+    protected = models.BooleanField()
+    n = models.BigIntegerField()
+
+    class Meta:
+        managed = False
+        db_table = "lore_lessonvaluecount_all"
+
+    def __str__(self) -> str:
+        return f"{self.dimension}={self.value!r} of account {self.account_id}: {self.n:+d}"
+
+
+class LessonPageCountView(models.Model):
+    """The kept page counts and the packed changes not yet folded, as LessonValueCountView."""
+
+    id = models.BigIntegerField(primary_key=True)
+    account = models.ForeignKey(Account, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    scope = models.CharField(max_length=600)
+    host = models.CharField(max_length=128)
+    kind = models.CharField(max_length=64)
+    archived = models.BooleanField()
+    protected = models.BooleanField()
+    n = models.BigIntegerField()
+
+    class Meta:
+        managed = False
+        db_table = "lore_lessonpagecount_all"
 
     def __str__(self) -> str:
         return f"{self.scope} {self.host} {self.kind} of account {self.account_id}: {self.n:+d}"

@@ -3,7 +3,8 @@ leaving a Tombstone (DESIGN.md §15; seeds 003 and 004).
 
 Each batch is one transaction: lock the picked lessons in id order *with the eligibility in the locking SELECT*
 (PostgreSQL re-reads a row a concurrent restore changed and drops it), then delete those lessons with their
-tags, events and every other row that points at them (by id), and write one tombstone each. A restore that
+tags, events and every other row that points at them (by id), take their ids out of the archive and restore
+batches' audit rows (lore.events), and write one tombstone each. A restore that
 commits first wins (its lesson no longer matches); a restore that comes after waits for the lock, then finds the
 tombstone and answers "purged on …". A failed batch rolls back whole: nothing deleted, nothing tombstoned, the
 next sweep takes it again.
@@ -19,6 +20,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from lore.activity import NIGHTLY_SWEEP, activity_record
+from lore.events import event_batches_forget
 from lore.limits import PURGE_BATCH
 from lore.models import Account, Activity, Lesson, PurgeRun, Tombstone, content_hash
 from lore.vacuum import lessons_vacuum_soon
@@ -72,6 +74,7 @@ def lessons_purge_next(
         if locked:
             # Django's collector deletes tags, events and any other row pointing at these lessons by lesson id.
             Lesson.objects.filter(pk__in=[row[0] for row in locked]).delete()
+            event_batches_forget(account, [row[0] for row in locked])
             Tombstone.objects.bulk_create(
                 [
                     Tombstone(

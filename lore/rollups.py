@@ -16,7 +16,8 @@ things per account, each idempotent and bounded by ROLLUP_TIME_LIMIT:
    the card, and its all-time default, is then answered by rows alone).
 3. `lesson_events_prune` deletes the lesson events that nothing shows any more: older than the horizon, and not
    among the LESSON_HISTORY_SHOWN newest of their lesson (what its sheet shows). The event that archived a lesson
-   still archived by that run is always kept. Undo and a run's "what it archived" read the lessons'
+   still archived by that run is always kept. An archive or restore batch's one row (LessonEventBatch, issue 29)
+   is kept: it is one row for up to ARCHIVE_BATCH lessons, and a purge takes its purged lessons out of it. Undo and a run's "what it archived" read the lessons'
    `archived_by_run`, which pruning never touches; a run's counts live on the run.
 """
 
@@ -34,6 +35,7 @@ from django.db.models import Count, Max, Q, Subquery, Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from lore.events import restored_by_runs
 from lore.limits import (
     EVENTS_HORIZON_DAYS,
     LESSON_HISTORY_SHOWN,
@@ -172,13 +174,7 @@ def day_figures(account: Account, day: date, *, totals: bool) -> DayFigures:
         runs=int(runs["runs"]),
         runs_interrupted=int(runs["stopped"]),
         rows_archived=int(runs["archived"] or 0),
-        rows_undone=LessonEvent.objects.filter(
-            account=account,
-            action=LessonEvent.Action.RESTORED,
-            run_id__isnull=False,
-            at__gte=start,
-            at__lt=end,
-        ).count(),
+        rows_undone=restored_by_runs(account, start, end),
     )
     if not totals:
         return figures

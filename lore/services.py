@@ -1,4 +1,5 @@
-"""The only code that changes lessons (DESIGN.md §1, §3). Each state change writes its LessonEvent here.
+"""The only code that changes lessons (DESIGN.md §1, §3). Each state change writes its audit event here: a
+LessonEvent for one lesson, a LessonEventBatch for an archive or restore batch (lore.events).
 
 | surface                         | seen | read, last_read | opened, last_opened | updated_at | ReadEvent |
 | write                           | +1   |                 |                     | now        |           |
@@ -22,6 +23,7 @@ from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from lore.activity import activity_record
+from lore.events import BATCH_COLUMNS, BATCH_FROM_CHANGED, BATCHES, event_batch_write
 from lore.garden.signatures import claims_sync, signatures_sync
 from lore.inputs import LessonInput
 from lore.limits import ARCHIVE_BATCH
@@ -260,8 +262,9 @@ def lessons_archive(
             superseded_by_id=superseded_by,
         )
         if archived:
-            events_for(
-                Lesson.objects.filter(pk__in=archived),
+            event_batch_write(
+                account_id=account.pk,
+                lesson_ids=archived,
                 action=Action.ARCHIVED,
                 actor=actor,
                 run_id=run_id,
@@ -322,11 +325,11 @@ def lessons_archive_next(
     now: datetime,
 ) -> tuple[int | None, int]:
     """One batch of a run: the next `limit` lessons of `pending` after id `after`, locked in id order, archived
-    where `guard` still holds, each with its audit event. Returns (the last id picked, or None when `pending`
+    where `guard` still holds, with the batch's audit event. Returns (the last id picked, or None when `pending`
     has nothing left after `after`; how many were archived). The caller moves on from the last id picked, so
     a lesson the guard spares is not picked again.
 
-    On PostgreSQL the batch is one statement (pick → UPDATE … RETURNING → INSERT of the events, as CTEs): no
+    On PostgreSQL the batch is one statement (pick → UPDATE … RETURNING → INSERT of the event, as CTEs): no
     id list crosses the wire and nothing is read twice. Elsewhere it is the same steps through
     `lessons_archive`.
     """
@@ -358,8 +361,8 @@ def _batch_one_statement(
 ) -> tuple[int | None, int, int | None]:
     """PostgreSQL: one batch of a bulk archive or restore as one statement. The first `limit` lessons of
     `picking` (id order) are locked, those of them `changing` still describes get `values`, and each changed
-    lesson gets its audit event `event` (action, actor, run, detail, at) — as CTEs: pick → UPDATE … RETURNING →
-    INSERT of the events. No id list crosses the wire and nothing is read twice. Returns (the last id picked,
+    batch gets its audit event `event` (action, actor, run, detail, at), one row holding the changed ids — as
+    CTEs: pick → UPDATE … RETURNING → INSERT of the batch's event (lore.events). No id list crosses the wire and nothing is read twice. Returns (the last id picked,
     None when nothing was left; how many changed; the lowest id changed)."""
     with transaction.atomic():
         picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
@@ -375,11 +378,12 @@ def _batch_one_statement(
                 WITH picked AS ({picked}),
                 changed AS ({change} RETURNING "{table}"."id", "{table}"."account_id"),
                 logged AS (
-                    INSERT INTO {LessonEvent._meta.db_table} ({_EVENT_COLUMNS})
-                    SELECT account_id, id, %s, %s, %s, %s, %s FROM changed RETURNING lesson_id
+                    INSERT INTO {BATCHES} ({BATCH_COLUMNS})
+                    SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
+                    RETURNING lessons, first_lesson_id
                 )
-                SELECT (SELECT max("pk") FROM picked), (SELECT count(*) FROM logged),
-                       (SELECT min(lesson_id) FROM logged)
+                SELECT (SELECT max("pk") FROM picked), coalesce((SELECT lessons FROM logged), 0),
+                       (SELECT first_lesson_id FROM logged)
                 """,
                 [*picked_params, *change_params, *event],
             )
@@ -451,18 +455,20 @@ def _restore_batch_one_statement(
 def _restore_batch(
     qs: QuerySet[Lesson], *, after: int, actor: str, run_id: int | None, detail: str, now: datetime
 ) -> tuple[int | None, int, int | None]:
-    """The same batch in three statements (SQLite): pick and lock, UPDATE, INSERT … SELECT of the events."""
-    batch = list(
+    """The same batch in three statements (SQLite): pick and lock, UPDATE, INSERT of the batch's event."""
+    picked = list(
         qs.filter(pk__gt=after)
         .select_for_update()
         .order_by("pk")
-        .values_list("pk", flat=True)[: ARCHIVE_BATCH.value]
+        .values_list("pk", "account_id")[: ARCHIVE_BATCH.value]
     )
-    if not batch:
+    if not picked:
         return None, 0, None
+    batch = [pk for pk, _ in picked]
     Lesson.objects.filter(pk__in=batch, archived_at__isnull=False).update(**_RESTORED)
-    events_for(
-        Lesson.objects.filter(pk__in=batch),
+    event_batch_write(
+        account_id=picked[0][1],
+        lesson_ids=batch,
         action=Action.RESTORED,
         actor=actor,
         run_id=run_id,

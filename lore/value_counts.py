@@ -1,15 +1,18 @@
 """Per-value lesson counts kept by the database (issue 16): the filter menu's unfiltered numbers without a pass
 over every lesson.
 
-On PostgreSQL, statement-level triggers on `lore_lesson` append one `LessonValueCount` row per (account,
-dimension, value, archived, protected) that a statement changed, holding the change in lessons: + for inserted
-rows, - for deleted ones, both for an update that moved a lesson from one value or state to another. The rows are
-written by the statement that changed the lessons, in its transaction, so every snapshot that sees a lesson sees
-its count: the sums are exact, whatever the isolation, with no lock taken (rows are only ever appended, never
-updated in place, so writers of the same value never wait for each other). `value_counts_fold` replaces the
-rows of a key by their sum in one statement (sum-preserving, so a reader before or after it reads the same
-number, and a fold that dies changes nothing); beat runs it every minute and a read that summed many rows
-runs it too (VALUE_COUNTS_FOLD_AFTER).
+On PostgreSQL, statement-level triggers on `lore_lesson` append the change in lessons of every (account,
+dimension, value, archived, protected) that a statement changed: + for inserted rows, - for deleted ones, both
+for an update that moved a lesson from one value or state to another. They append them packed, one
+`LessonCountChange` row per (account, dimension, archived, protected) holding {value: ±n} (issue 29: an archive
+batch of 2,000 lessons appended ~1,600 rows of one change each, two index entries apiece, and now ~40). The rows
+are written by the statement that changed the lessons, in its transaction, so every snapshot that sees a lesson
+sees its count: the sums are exact, whatever the isolation, with no lock taken (rows are only ever appended,
+never updated in place, so writers of the same value never wait for each other). Readers sum the kept
+`LessonValueCount` rows and the packed changes together through one view (VIEWS). `value_counts_fold` moves the
+packed changes into kept rows and replaces the rows of a key by their sum, in one transaction (sum-preserving,
+so a reader before or after it reads the same number, and a fold that dies changes nothing); beat runs it every
+minute and a read that summed many rows runs it too (VALUE_COUNTS_FOLD_AFTER).
 
 Every scalar dimension of `lore.conditions.DIMENSIONS` is counted (tags are rows of LessonTag: counted by GROUP
 BY). The same triggers and fold keep `LessonPageCount`, one row per (account, scope, host, kind, archived,
@@ -27,13 +30,21 @@ from django.db.models import Count, Q, Sum
 
 from lore.conditions import DIMENSIONS, Dimension
 from lore.limits import VALUE_COUNTS_FOLD_AFTER
-from lore.models import LessonPageCount, LessonValueCount
+from lore.models import (
+    LessonCountChange,
+    LessonPageCount,
+    LessonPageCountView,
+    LessonValueCount,
+    LessonValueCountView,
+)
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import MENU_VALUES_LIMIT
 
 TABLE = LessonValueCount._meta.db_table
 PAGE_TABLE = LessonPageCount._meta.db_table
+CHANGES = LessonCountChange._meta.db_table
+PAGE_COUNTS = LessonCountChange.PAGE_COUNTS
 LESSONS = "lore_lesson"
 COUNTED: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if not d.is_tags)
 # The functions and triggers install() creates, named once for install, uninstall and the tests.
@@ -90,6 +101,47 @@ def _page_append(parts: list[str]) -> str:
     return _append(parts, table=PAGE_TABLE, key=_PAGE_KEY)
 
 
+_STATE = "account_id, archived, protected"
+
+
+def _append_packed(parts: list[str]) -> str:
+    """One INSERT of the parts' changes summed per key, packed: a LessonCountChange row per (account, dimension,
+    state) holding {value: ±n}. The same GROUP BYs as _append; one row where _append wrote one per value."""
+    return (
+        f"INSERT INTO {CHANGES} (account_id, dimension, archived, protected, counts) "
+        f"SELECT account_id, dimension, archived, protected, jsonb_object_agg(value, n) "
+        f"FROM (SELECT {_KEY}, sum(n) AS n FROM ({' UNION ALL '.join(parts)}) AS delta "
+        f"GROUP BY {_KEY} HAVING sum(n) <> 0) AS summed GROUP BY account_id, dimension, archived, protected"
+    )
+
+
+def _page_append_packed(parts: list[str]) -> str:
+    """The page counts' changes, packed: a row per (account, state) holding [[scope, host, kind, ±n], …]."""
+    return (
+        f"INSERT INTO {CHANGES} (account_id, dimension, archived, protected, counts) "
+        f"SELECT account_id, '{PAGE_COUNTS}', archived, protected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) "
+        f"FROM (SELECT {_PAGE_KEY}, sum(n) AS n FROM ({' UNION ALL '.join(parts)}) AS delta "
+        f"GROUP BY {_PAGE_KEY} HAVING sum(n) <> 0) AS summed GROUP BY {_STATE}"
+    )
+
+
+# The kept rows and the packed changes as one relation of (key…, n) each, which every reader sums. UNION ALL: the
+# planner pushes a reader's account, dimension and state down into both sides and their indexes.
+VIEWS = {
+    LessonValueCountView._meta.db_table: (
+        f"SELECT id, {_KEY}, n FROM {TABLE} UNION ALL "
+        f"SELECT -c.id, c.account_id, c.dimension, e.key, c.archived, c.protected, e.value::bigint "
+        f"FROM {CHANGES} c CROSS JOIN LATERAL jsonb_each_text(c.counts) AS e WHERE c.dimension <> '{PAGE_COUNTS}'"
+    ),
+    LessonPageCountView._meta.db_table: (
+        f"SELECT id, {_PAGE_KEY}, n FROM {PAGE_TABLE} UNION ALL "
+        f"SELECT -c.id, c.account_id, e->>0, e->>1, e->>2, c.archived, c.protected, (e->>3)::bigint "
+        f"FROM {CHANGES} c CROSS JOIN LATERAL jsonb_array_elements(c.counts) AS e "
+        f"WHERE c.dimension = '{PAGE_COUNTS}'"
+    ),
+}
+
+
 def _states(table: str, dims: Sequence[Dimension]) -> str:
     """The lessons of `table` as the columns _grouped and _page_grouped read."""
     fields = ", ".join(dict.fromkeys(("host", "kind", *(d.field for d in dims))))
@@ -122,17 +174,20 @@ def _function(name: str, body: str) -> str:
 
 
 def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
-    """The functions and statement-level triggers that keep the counts of `dims`, then the counts of the lessons
-    already stored. In one transaction: CREATE TRIGGER locks out writers until it commits, so no lesson written
+    """The functions and statement-level triggers that keep the counts of `dims`, the views readers sum, then the
+    counts of the lessons already stored. In one transaction: CREATE TRIGGER locks out writers until it commits, so no lesson written
     meanwhile is counted twice or missed."""
     new, old = _states("lore_new_lessons", dims), _states("lore_old_lessons", dims)
     bodies = {
-        "INSERT": f"{_append(_grouped(new, dims))}; {_page_append([_page_grouped(new)])};",
-        "DELETE": f"{_append(_grouped(old, dims, sign='-'))}; {_page_append([_page_grouped(old, sign='-')])};",
-        # One statement reads the moved lessons once for both tables (a data-modifying CTE runs to completion).
+        "INSERT": f"{_append_packed(_grouped(new, dims))}; {_page_append_packed([_page_grouped(new)])};",
+        "DELETE": f"{_append_packed(_grouped(old, dims, sign='-'))}; "
+        f"{_page_append_packed([_page_grouped(old, sign='-')])};",
+        # One statement reads the moved lessons once for both (a data-modifying CTE runs to completion).
         "UPDATE": _moved(dims)
-        + f", counted AS ({_append(_grouped('moved', dims, prefix='o_', sign='-') + _grouped('moved', dims, prefix='w_'))} RETURNING 1) "
-        + _page_append([_page_grouped("moved", prefix="o_", sign="-"), _page_grouped("moved", prefix="w_")])
+        + f", counted AS ({_append_packed(_grouped('moved', dims, prefix='o_', sign='-') + _grouped('moved', dims, prefix='w_'))} RETURNING 1) "
+        + _page_append_packed(
+            [_page_grouped("moved", prefix="o_", sign="-"), _page_grouped("moved", prefix="w_")]
+        )
         + ";",
     }
     statements = uninstall_sql()
@@ -142,8 +197,9 @@ def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
             f"CREATE TRIGGER {name} AFTER {event} ON {LESSONS} REFERENCING {referencing} "
             f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
         )
+    statements += [f"CREATE OR REPLACE VIEW {name} AS {body}" for name, body in VIEWS.items()]
     stored = _states(LESSONS, dims)
-    statements += [f"DELETE FROM {TABLE}", _append(_grouped(stored, dims))]
+    statements += [f"DELETE FROM {CHANGES}", f"DELETE FROM {TABLE}", _append(_grouped(stored, dims))]
     statements += [f"DELETE FROM {PAGE_TABLE}", _page_append([_page_grouped(stored)])]
     return statements
 
@@ -182,7 +238,7 @@ def value_counts(
     """[(value, lessons)] of `dim` over every lesson of the account in that state (`protected` None: both), most
     frequent first, blank values left out: what `lore.selectors.dimension_value_counts` answers over the same
     lessons, read from the maintained counts. PostgreSQL only (`maintained()`)."""
-    qs = LessonValueCount.objects.filter(account_id=account_id, dimension=dim.name, archived=archived)
+    qs = LessonValueCountView.objects.filter(account_id=account_id, dimension=dim.name, archived=archived)
     if protected is not None:
         qs = qs.filter(protected=protected)
     if typed:
@@ -215,11 +271,28 @@ def _fold_statement(table: str, key: str, where: str) -> str:
     )
 
 
+def _unpack_statement(where: str) -> str:
+    """Move the packed changes into kept rows, summed per key: DELETE … RETURNING them and INSERT their sums, in
+    one statement."""
+    return (
+        f"WITH gone AS (DELETE FROM {CHANGES} {where} RETURNING {_STATE}, dimension, counts), "
+        f"kept AS (INSERT INTO {TABLE} ({_KEY}, n) "
+        f"SELECT g.account_id, g.dimension, e.key, g.archived, g.protected, sum(e.value::bigint) "
+        f"FROM gone g CROSS JOIN LATERAL jsonb_each_text(g.counts) AS e WHERE g.dimension <> '{PAGE_COUNTS}' "
+        f"GROUP BY 1, 2, 3, 4, 5 HAVING sum(e.value::bigint) <> 0 RETURNING 1), "
+        f"kept_pages AS (INSERT INTO {PAGE_TABLE} ({_PAGE_KEY}, n) "
+        f"SELECT g.account_id, e->>0, e->>1, e->>2, g.archived, g.protected, sum((e->>3)::bigint) "
+        f"FROM gone g CROSS JOIN LATERAL jsonb_array_elements(g.counts) AS e WHERE g.dimension = '{PAGE_COUNTS}' "
+        f"GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum((e->>3)::bigint) <> 0 RETURNING 1) "
+        f"SELECT (SELECT count(*) FROM gone)"
+    )
+
+
 def value_counts_fold(account_id: int | None = None) -> int:
-    """Replace the rows of every key that has several by one row holding their sum (none when it is 0), for one
-    account or all, in the value counts and the page counts. One statement each, in one transaction: a reader sees
-    the rows before or after it, never a part. Returns the keys folded, 0 when another fold is at work (it folds
-    the same rows)."""
+    """Move the packed changes into kept rows, then replace the rows of every key that has several by one row
+    holding their sum (none when it is 0), for one account or all, in the value counts and the page counts. One
+    statement each, in one transaction: a reader sees the rows before or after it, never a part. Returns the
+    packed rows moved and keys folded, 0 when another fold is at work (it folds the same rows)."""
     if not maintained():
         return 0
     where = "WHERE account_id = %s" if account_id is not None else ""
@@ -229,6 +302,8 @@ def value_counts_fold(account_id: int | None = None) -> int:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_FOLD_LOCK])
         if not cursor.fetchone()[0]:
             return 0
+        cursor.execute(_unpack_statement(where), params)
+        folded += int(cursor.fetchone()[0])
         for table, key in ((TABLE, _KEY), (PAGE_TABLE, _PAGE_KEY)):
             cursor.execute(_fold_statement(table, key, where), params)
             folded += int(cursor.fetchone()[0])
@@ -240,7 +315,7 @@ def page_counts(account_id: int, where: Q) -> list[tuple[str, str, str, bool, bo
     predicate over those columns only: a scope, host and kind filter), read from the kept page counts: what a
     GROUP BY over `lesson_page_counts` answers. PostgreSQL only (`maintained()`)."""
     rows = list(
-        LessonPageCount.objects.filter(account_id=account_id)
+        LessonPageCountView.objects.filter(account_id=account_id)
         .filter(where)
         .values_list("scope", "host", "kind", "archived", "protected")
         .annotate(total=Sum("n"), parts=Count("pk"))

@@ -11,6 +11,7 @@ from lore.models import Activity, LessonEvent
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
 from tests.api.conftest import Api
+from tests.audit import audited
 from tests.factories import LessonFactory
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +49,7 @@ def test_pin_archive_and_restore_from_the_sheet_record_the_person(logged_in: Cli
         (A.LESSON_ARCHIVED, "alice"),
         (A.LESSON_RESTORED, "alice"),
     ]
-    assert set(LessonEvent.objects.filter(lesson=lesson).values_list("actor", flat=True)) == {"alice"}
+    assert {row[2] for row in audited(lesson.pk)} == {"alice"}
 
 
 def test_a_policys_history_records_created_edited_enabled_run_undone_and_deleted_with_their_actors(
@@ -84,7 +85,7 @@ def test_a_run_is_one_row_of_activity_however_many_lessons_it_archives(api: Api,
     for _ in range(30):
         LessonFactory(account=account, opened_count=0)
     api.post("/memories/groom/run", {"scope": "global", "max_opened_count": 0})
-    assert LessonEvent.objects.filter(account=account, action="archived").count() == 30
+    assert len(audited(account=account, action="archived")) == 30
     assert [row.action for row in _changes(account)] == [A.RUN_STARTED]
 
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from lore.models import Lesson, LessonEvent
 from tests.api.conftest import error_of
+from tests.audit import audited
 from tests.factories import LessonFactory
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +44,7 @@ def test_a_write_to_an_archived_key_restores_it(api, account) -> None:  # noqa: 
     LessonFactory(account=account, scope="global", key="k", archived_at=timezone.now())
     body = api.post("/memories", {"scope": "global", "key": "k", "content": "back"}).json()
     assert body["archived_at"] is None
-    assert LessonEvent.objects.filter(action="restored").count() == 1
+    assert len(audited(action="restored")) == 1
 
 
 def test_list_filters_by_scope_dimension_and_condition(api, account) -> None:  # noqa: ANN001

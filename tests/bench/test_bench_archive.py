@@ -10,7 +10,7 @@ from bench.archive import ARCHIVE_SET, RESTORE_SET, _bare_update, archive_run_me
 from bench.config import TARGETS_BY_KEY
 from bench.report import runs_table, target_value
 from bench.store import identities_ensure, store_ensure
-from lore.models import Lesson, LessonEvent
+from lore.models import Lesson, LessonEvent, LessonEventBatch
 from lore.value_counts import page_counts
 from tests.services import require_postgres
 
@@ -39,7 +39,7 @@ def test_the_bare_updates_are_rolled_back_and_leave_the_kept_counts_as_they_were
 def test_every_round_sets_the_run_and_the_undo_beside_their_bare_update_and_puts_the_store_back() -> None:
     require_postgres()
     account, _ = store_ensure(500, log=False)
-    events = LessonEvent.objects.count()
+    events = LessonEvent.objects.count(), LessonEventBatch.objects.count()
 
     result = archive_run_measure(identities_ensure(account), rounds=2)
 
@@ -48,10 +48,11 @@ def test_every_round_sets_the_run_and_the_undo_beside_their_bare_update_and_puts
         assert each["archive"]["rows"] == each["bare_archive"]["rows"] == each["undo"]["rows"] > 0
         assert each["bare_restore"]["rows"] == each["undo"]["rows"]
         assert each["archive"]["events_per_row"] == each["undo"]["events_per_row"] == 1.0
+        assert each["archive"]["audit_rows"] == each["undo"]["audit_rows"] == 1  # one batch each (issue 29)
         assert each["archive_ratio"] is not None and each["undo_ratio"] is not None
     assert result["archive_ratio"] is not None and result["undo_ratio"] is not None
     assert not Lesson.objects.filter(account=account, archived_by_run__isnull=False).exists()
-    assert LessonEvent.objects.count() == events
+    assert (LessonEvent.objects.count(), LessonEventBatch.objects.count()) == events
 
 
 def _archive_result(**run: object) -> dict[str, object]:

@@ -11,12 +11,13 @@ from django.utils import timezone
 
 from lore.candidates import candidates
 from lore.conditions import DimFilter
-from lore.models import Lesson, LessonEvent, ReadEvent
+from lore.models import Lesson, ReadEvent
 from lore.reads import reads_settle
 from lore.rules.rule import Rule
 from lore.services import lesson_open, lessons_archive
 from policies import grooming
 from policies.models import PolicyRun
+from tests.audit import audited
 from tests.factories import LessonFactory
 
 pytestmark = pytest.mark.django_db
@@ -299,7 +300,7 @@ def test_pin_unpin_archive_and_restore_from_the_sheet(logged_in: Client, store) 
         assert response.status_code == 200 and "lore-changed" in response["HX-Trigger"]
         lesson.refresh_from_db()
         assert check(lesson), action
-    actions = list(LessonEvent.objects.filter(lesson=lesson).order_by("pk").values_list("action", flat=True))
+    actions = [row[1] for row in audited(lesson.pk)]
     assert actions == ["protected", "unprotected", "archived", "restored"]
     assert lesson.read_count == 100  # actions re-render the sheet without another delivery
 
@@ -315,7 +316,7 @@ def test_a_pinned_lesson_is_never_archived_not_even_by_hand(logged_in: Client, s
     assert response.status_code == 200
     pinned.refresh_from_db()
     assert pinned.archived_at is None
-    assert not LessonEvent.objects.filter(lesson=pinned, action="archived").exists()
+    assert not audited(pinned.pk, action="archived")
 
 
 def test_sheet_actions_need_a_post_with_csrf(account, user, store) -> None:  # noqa: ANN001

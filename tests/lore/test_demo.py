@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count, F, Min
 
-from lore.models import Account, Lesson, LessonTag
+from lore.models import Account, Lesson, LessonEventBatch, LessonTag
+from lore.services import lessons_archive
 
 pytestmark = pytest.mark.django_db
 
@@ -60,3 +61,14 @@ def test_seed_demo_does_not_pile_onto_an_existing_store() -> None:
     assert "left as it is" in seed("--lessons", "100", "--if-empty")
     seed("--lessons", "40", "--reset")
     assert Lesson.objects.filter(account__name="demo").count() == 40
+
+
+def test_a_reset_leaves_no_audit_batch_of_the_lessons_it_replaced() -> None:
+    seed("--lessons", "30")
+    account = Account.objects.get(name="demo")
+    lessons_archive(
+        account=account, lesson_ids=list(Lesson.objects.filter(account=account).values_list("pk", flat=True))
+    )
+    assert LessonEventBatch.objects.filter(account=account).exists()
+    seed("--lessons", "30", "--reset")
+    assert not LessonEventBatch.objects.filter(account=account).exists()

@@ -17,9 +17,10 @@ from lore.garden.apply import (
 from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.inventory import GardenRunPending, garden_inventory
 from lore.garden.signatures import BANDS
-from lore.models import Finding, FindingMember, GardenRun, Lesson, LessonBand, LessonEvent
+from lore.models import Finding, FindingMember, GardenRun, Lesson, LessonBand
 from lore.services import lesson_protect
 from lore.tasks import nightly_garden
+from tests.audit import audited
 from tests.lore.garden_helpers import write
 
 pytestmark = pytest.mark.django_db
@@ -272,7 +273,7 @@ def test_apply_is_an_archive_run_recording_reason_and_superseded_by_and_undo_res
         x.archived_by_run_id == run.pk and x.superseded_by_id == keeper.pk for x in retired
     )
     assert all("near duplicate" in x.archive_reason for x in retired)
-    assert LessonEvent.objects.filter(run_id=run.pk, action="archived").count() == 3
+    assert len(audited(run_id=run.pk, action="archived")) == 3
     assert set(keeper.supersedes.all()) == set(retired)
     finding.refresh_from_db()
     assert finding.status == "applied" and finding.applied_run_id == run.pk

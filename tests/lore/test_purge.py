@@ -11,9 +11,9 @@ from django.test.utils import CaptureQueriesContext
 
 from config.celery import PURGE_TASK, app
 from lore import purge
-from lore.models import Lesson, LessonEvent, LessonTag, PurgeRun, Tombstone, content_hash
+from lore.models import Lesson, LessonEvent, LessonEventBatch, LessonTag, PurgeRun, Tombstone, content_hash
 from lore.schedule import next_fire, sweep_schedule
-from lore.services import lesson_protect, lessons_archive
+from lore.services import lesson_protect, lessons_archive, lessons_restore
 from lore.tasks import nightly_purge
 from tests.factories import AccountFactory, LessonFactory
 
@@ -40,6 +40,28 @@ def test_archived_lessons_older_than_purge_after_days_are_hard_deleted_with_thei
     assert set(Lesson.objects.values_list("pk", flat=True)) == {recent.pk, active.pk}
     assert not LessonTag.objects.filter(lesson_id=old.pk).exists()
     assert not LessonEvent.objects.filter(lesson_id=old.pk).exists()
+    assert not LessonEventBatch.objects.filter(
+        first_lesson_id__lte=old.pk, last_lesson_id__gte=old.pk
+    ).exists()
+
+
+def test_a_purge_takes_the_purged_lessons_out_of_the_batches_that_logged_them() -> None:
+    """An archive batch's one audit row (issue 29) keeps the lessons not purged, and goes when none is left."""
+    account = AccountFactory()
+    old, young = LessonFactory(account=account), LessonFactory(account=account)
+    lessons_archive(account=account, lesson_ids=[old.pk], now=NOW - timedelta(days=200))
+    lessons_archive(account=account, lesson_ids=[young.pk], now=NOW - timedelta(days=100))
+    lessons_restore(account=account, lesson_ids=[old.pk, young.pk])
+    lessons_archive(account=account, lesson_ids=[old.pk, young.pk], now=NOW - timedelta(days=190))
+    assert purge.account_purge(account, now=NOW).purged == 2
+    assert not LessonEventBatch.objects.exists()
+
+    kept, gone = LessonFactory(account=account), LessonFactory(account=account)
+    lessons_archive(account=account, lesson_ids=[kept.pk, gone.pk], now=NOW - timedelta(days=200))
+    lesson_protect(account=account, lesson=kept, protected=True)
+    assert purge.account_purge(account, now=NOW).purged == 1
+    batch = LessonEventBatch.objects.get()
+    assert (batch.lesson_ids, batch.first_lesson_id, batch.last_lesson_id) == ([kept.pk], kept.pk, kept.pk)
 
 
 def test_a_purged_lesson_leaves_a_tombstone_with_scope_key_content_hash_archived_at_purged_at_and_run() -> (

@@ -23,6 +23,7 @@ from lore.models import (
     DailyRollup,
     Lesson,
     LessonEvent,
+    LessonEventBatch,
     PolicyRun,
     ReadEvent,
     RollupState,
@@ -43,6 +44,7 @@ from lore.services import lesson_protect
 from lore.tasks import nightly_rollups
 from policies import grooming
 from policies.services import policy_create
+from tests.audit import audited
 from tests.factories import LessonFactory
 
 pytestmark = pytest.mark.django_db
@@ -164,14 +166,14 @@ def test_every_surface_shows_the_same_numbers_before_and_after_the_rollup(
         == archived_link
     )
     # The events that archived lessons this run still holds are kept, however old.
-    assert LessonEvent.objects.filter(run=run, action="archived").count() == 6
+    assert len(audited(run=run, action="archived")) == 6
     assert grooming.run_undo(run, actor="alice") == 6
 
 
 def test_a_second_rollup_the_same_night_changes_nothing(account: Account, history: dict) -> None:
     now = timezone.now()
     rollups_nightly(now=now, accounts=[account])
-    tables = (DailyRollup, DailyReads, ReadEvent, LessonEvent)
+    tables = (DailyRollup, DailyReads, ReadEvent, LessonEvent, LessonEventBatch)
     counts = {model: list(model.objects.order_by("pk").values()) for model in tables}
     again = rollups_nightly(now=now, accounts=[account])
     assert (again.days, again.reads_rolled, again.events_pruned) == (0, 0, 0)
@@ -224,10 +226,15 @@ def test_the_rollup_counts_runs_archived_rows_and_undone_rows_on_their_day(
     account: Account, history: dict
 ) -> None:
     run: PolicyRun = history["run"]
-    grooming.run_undo(run, actor="alice")
+    grooming.run_undo(run, actor="alice")  # one restore batch holding the six
     figures = day_figures(account, day_of(run.created_at), totals=False)
     assert (figures.runs, figures.runs_interrupted, figures.rows_archived) == (1, 0, 6)
     assert account_health(account, now=timezone.now()).today.rows_undone == 6
+    # An undo logged per lesson, as before issue 29, counts beside the batches.
+    LessonEvent.objects.create(
+        account=account, lesson=history["busy"], action="restored", run=run, at=timezone.now()
+    )
+    assert day_figures(account, day_of(timezone.now()), totals=False).rows_undone == 7
 
 
 def test_rollups_of_another_account_are_not_touched(account: Account, other_account: Account) -> None:

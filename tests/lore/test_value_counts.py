@@ -19,7 +19,7 @@ from explorer.state import ExplorerState
 from lore.conditions import DIMENSIONS_BY_NAME, DimFilter
 from lore.demo import demo_store_create
 from lore.inputs import LessonInput
-from lore.models import Account, Lesson, LessonValueCount
+from lore.models import Account, Lesson, LessonCountChange, LessonValueCount, LessonValueCountView
 from lore.rules.rule import Rule
 from lore.selectors import dimension_value_counts
 from lore.services import lesson_protect, lesson_restore, lesson_write, lessons_archive, lessons_restore
@@ -123,9 +123,37 @@ def test_counts_stay_exact_through_every_kind_of_write(account: Account) -> None
 
 def test_a_read_bump_appends_no_count_rows(account: Account) -> None:
     LessonFactory.create_batch(3, account=account, kind="gotcha")
-    before = LessonValueCount.objects.count()
+    before = LessonValueCount.objects.count(), LessonCountChange.objects.count()
     Lesson.objects.filter(account=account).update(read_count=7, content="rewritten text")
-    assert LessonValueCount.objects.count() == before
+    assert (LessonValueCount.objects.count(), LessonCountChange.objects.count()) == before
+
+
+def test_an_archive_of_many_values_appends_one_packed_row_per_dimension_and_state(account: Account) -> None:
+    """Issue 29: the count rows a statement appends grow with the counted dimensions, not with the values it
+    moved. 40 lessons with 40 pull requests, archived at once: one row per dimension and state (old and new), one
+    per state for the page counts, and not a kept row."""
+    for i in range(40):
+        LessonFactory(account=account, kind="gotcha", origin_pr=f"{100 + i}")
+    value_counts_fold(account.pk)
+    kept, changes = LessonValueCount.objects.count(), LessonCountChange.objects.count()
+    lessons_archive(account=account, lesson_ids=list(Lesson.objects.values_list("pk", flat=True)))
+    assert LessonValueCount.objects.count() == kept
+    appended = LessonCountChange.objects.count() - changes
+    assert appended <= 2 * (len(COUNTED) + 1)
+    assert LessonCountChange.objects.filter(dimension="origin_pr", archived=True).get().counts == {
+        lesson.origin_pr: 1 for lesson in Lesson.objects.filter(account=account)
+    }
+    assert_exact(account)
+
+
+def test_a_fold_moves_the_packed_changes_into_kept_rows(account: Account) -> None:
+    for i in range(5):
+        _write(account, f"k{i}", kind="gotcha", origin_pr=str(i))
+    lessons_archive(account=account, lesson_ids=list(Lesson.objects.values_list("pk", flat=True)[:2]))
+    assert LessonCountChange.objects.filter(account=account).exists()
+    assert value_counts_fold(account.pk) > 0
+    assert not LessonCountChange.objects.filter(account=account).exists()
+    assert_exact(account)
 
 
 def test_the_demo_store_loaded_with_copy_is_counted(account: Account) -> None:
@@ -141,7 +169,7 @@ def test_a_fold_keeps_every_sum_and_leaves_one_row_per_key(account: Account) -> 
         account=account,
         lesson_ids=list(Lesson.objects.filter(account=account).values_list("pk", flat=True)[:3]),
     )
-    rows_before = LessonValueCount.objects.filter(account=account).count()
+    rows_before = LessonValueCountView.objects.filter(account=account).count()  # kept and packed
     assert value_counts_fold(account.pk) > 0
     rows_after = LessonValueCount.objects.filter(account=account).count()
     assert rows_after < rows_before
@@ -157,7 +185,9 @@ def test_a_fold_that_dies_changes_nothing(account: Account) -> None:
     for i in range(4):
         _write(account, f"k{i}", kind="gotcha")
     Lesson.objects.filter(account=account, key="k0").update(kind="decision")
-    rows = sorted(LessonValueCount.objects.values_list("dimension", "value", "archived", "protected", "n"))
+    rows = sorted(
+        LessonValueCountView.objects.values_list("dimension", "value", "archived", "protected", "n")
+    )
 
     class Crash(Exception):
         pass
@@ -166,7 +196,7 @@ def test_a_fold_that_dies_changes_nothing(account: Account) -> None:
         assert value_counts_fold(account.pk) > 0
         raise Crash  # the worker died before its transaction committed
     assert (
-        sorted(LessonValueCount.objects.values_list("dimension", "value", "archived", "protected", "n"))
+        sorted(LessonValueCountView.objects.values_list("dimension", "value", "archived", "protected", "n"))
         == rows
     )
     assert_exact(account)
@@ -178,15 +208,16 @@ def test_a_deleted_account_leaves_no_counts_once_folded() -> None:
     doomed.delete()
     value_counts_fold()
     assert not LessonValueCount.objects.exists()
+    assert not LessonCountChange.objects.exists()
 
 
 def test_a_read_that_sums_many_rows_folds_them(account: Account, settings) -> None:  # noqa: ANN001
     settings.LORE_VALUE_COUNTS_FOLD_AFTER = 5
     for i in range(8):
         _write(account, f"k{i}", kind="gotcha")
-    assert LessonValueCount.objects.filter(account=account, dimension="kind").count() == 8
+    assert LessonValueCountView.objects.filter(account=account, dimension="kind").count() == 8
     assert value_counts(account.pk, KIND, archived=False) == [("gotcha", 8)]
-    assert LessonValueCount.objects.filter(account=account, dimension="kind").count() == 1
+    assert LessonValueCountView.objects.filter(account=account, dimension="kind").count() == 1
 
 
 def test_counts_never_cross_accounts(account: Account, other_account: Account) -> None:

@@ -18,6 +18,7 @@ from lore.transfer import import_lines, lesson_as_line
 from policies import grooming
 from policies.models import PolicyRun
 from policies.services import policy_create
+from tests.audit import audited
 from tests.factories import LessonFactory
 from tests.services import require_postgres
 
@@ -91,18 +92,18 @@ def test_every_archived_lesson_records_its_run_and_reason(account, store) -> Non
     policy = policy_create(account=account, rule=UNUSED, name="unused lore")
     run = grooming.run_start(account=account, policy=policy, trigger=PolicyRun.Trigger.MANUAL)
     run = grooming.run_execute(run.pk)
-    events = LessonEvent.objects.filter(action="archived", run=run)
-    assert events.count() == 6
+    events = audited(action="archived", run=run)
+    assert len(events) == 6
     assert set(Lesson.objects.filter(archived_by_run=run).values_list("archive_reason", flat=True)) == {
         "policy “unused lore”"
     }
-    # One event per lesson, written in the batch's own statement: the lesson, its account, who, why and when.
+    # Every lesson in the trail, written in the batch's own statement: the lesson, its account, who, why and when.
     archived = {lesson.pk: lesson for lesson in Lesson.objects.filter(archived_by_run=run)}
-    assert sorted(events.values_list("lesson_id", flat=True)) == sorted(archived)
-    for event in events:
-        assert event.account_id == account.pk
-        assert (event.actor, event.detail) == ("manual", "policy “unused lore”")
-        assert event.at == archived[event.lesson_id].archived_at
+    assert [row[0] for row in events] == sorted(archived)
+    assert events == audited(action="archived", run=run, account=account)
+    for lesson_id, _, actor, _, detail, at in events:
+        assert (actor, detail) == ("manual", "policy “unused lore”")
+        assert at == archived[lesson_id].archived_at
 
 
 def test_a_second_run_archives_nothing(account, store) -> None:  # noqa: ANN001
@@ -129,7 +130,7 @@ def test_undo_restores_exactly_what_the_run_archived(account, store) -> None:  #
     assert after == {**before, elsewhere.pk: after[elsewhere.pk]}
     assert after[elsewhere.pk] is not None  # the other run's archive is untouched
     assert PolicyRun.objects.get(pk=run.pk).restored == 6
-    assert LessonEvent.objects.filter(action="restored", run=run).count() == 6
+    assert len(audited(action="restored", run=run)) == 6
     assert grooming.run_undo(run) == 0
 
 
@@ -256,7 +257,7 @@ def test_a_run_interrupted_under_a_live_worker_stops_with_whole_batches(account,
     assert run.status == "interrupted"
     archived = Lesson.objects.filter(archived_by_run=run).count()
     assert archived == run.archived == 2  # the batch that found the run interrupted was rolled back
-    assert LessonEvent.objects.filter(action="archived", run=run).count() == 2
+    assert len(audited(action="archived", run=run)) == 2
 
 
 def test_without_advisory_locks_a_run_is_stale_after_ten_quiet_minutes(account, store) -> None:  # noqa: ANN001
@@ -343,6 +344,7 @@ def test_a_runs_matched_count_leaves_out_exactly_what_its_guard_skips(account) -
             "untouched",
             "rewritten",
             "restored",
+            "restored-logged-per-lesson",
             "unpinned",
             "imported",
             "pinned-then-unpinned-before",
@@ -359,7 +361,11 @@ def test_a_runs_matched_count_leaves_out_exactly_what_its_guard_skips(account) -
     LessonEvent.objects.create(
         account=account, lesson=lessons["imported"], action="imported", at=timezone.now()
     )
+    # A restore logged per lesson, as every restore was before issue 29 batched them.
+    LessonEvent.objects.create(
+        account=account, lesson=lessons["restored-logged-per-lesson"], action="restored", at=timezone.now()
+    )
     pending = candidates(account, Rule(conditions={"min_age_days": 30}), now=snapshot)
     skipped = set(pending.exclude(untouched_since(snapshot)).values_list("key", flat=True))
-    assert skipped == {"rewritten", "unpinned", "restored", "imported"}
+    assert skipped == {"rewritten", "unpinned", "restored", "restored-logged-per-lesson", "imported"}
     assert touched_since_count(pending, snapshot) == len(skipped)

@@ -23,6 +23,7 @@ from lore.models import (
     GardenRun,
     Lesson,
     LessonEvent,
+    LessonEventBatch,
     LessonTag,
     Membership,
     ReadEvent,
@@ -32,6 +33,7 @@ from lore.roles import ALL_SCOPES, Role
 from lore.transfer import export_lines
 from policies import grooming
 from policies.models import PolicyRun, RetentionPolicy
+from tests.audit import audited
 from tests.factories import LessonFactory, MembershipFactory, UserFactory
 
 A_MARKER = "a-only-secret-text"  # every lesson of A carries it; nothing B sees may contain it
@@ -161,6 +163,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
         "lessons": _rows(Lesson.objects.filter(account=account)),
         "tags": _rows(LessonTag.objects.filter(account=account)),
         "events": _rows(LessonEvent.objects.filter(account=account)),
+        "event_batches": _rows(LessonEventBatch.objects.filter(account=account)),
         "reads": _rows(ReadEvent.objects.filter(account=account)),
         "policies": _rows(RetentionPolicy.objects.filter(account=account)),
         "runs": _rows(PolicyRun.objects.filter(account=account)),
@@ -176,11 +179,7 @@ def tenant_state(account: Account) -> dict[str, Any]:
 def assert_archived_completely(account: Account, run: PolicyRun) -> None:
     """archived_at set ⇔ archived_by_run set ⇔ an ARCHIVED event of that run exists; the run counts them all."""
     by_run = set(Lesson.objects.filter(account=account, archived_by_run=run).values_list("pk", flat=True))
-    events = set(
-        LessonEvent.objects.filter(account=account, run=run, action=LessonEvent.Action.ARCHIVED).values_list(
-            "lesson_id", flat=True
-        )
-    )
+    events = {row[0] for row in audited(account=account, run=run, action=LessonEvent.Action.ARCHIVED)}
     stamped = set(
         Lesson.objects.filter(account=account, archived_at__isnull=False, archived_by_run=run).values_list(
             "pk", flat=True

@@ -97,6 +97,8 @@ def columns_holding(value: str) -> list[str]:
     """Every text column of every table that contains `value`."""
     hits = []
     for model in apps.get_models():
+        if not model._meta.managed:
+            continue  # a view over tables read here already (lore.value_counts.VIEWS; PostgreSQL only)
         for field in model._meta.concrete_fields:
             if isinstance(field, models.CharField | models.TextField):
                 if model._default_manager.filter(**{f"{field.name}__contains": value}).exists():

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from lore.accounts import account_create, token_create
 from lore.demo import demo_store_create
-from lore.models import Account, Lesson, Membership
+from lore.models import Account, Lesson, LessonEventBatch, Membership
 from lore.roles import ALL_SCOPES, Role
 from lore.transfer import analyze_lessons
 
@@ -58,7 +58,10 @@ class Command(BaseCommand):
                 "(or --if-empty to leave them)"
             )
         if existing:
-            Lesson.objects.filter(account=account).delete()
+            Lesson.objects.filter(account=account).delete()  # with their per-lesson events
+            LessonEventBatch.objects.filter(
+                account=account
+            ).delete()  # the batches' audit rows held only them
         started = time.monotonic()
 
         def progress(made: int) -> None:
