@@ -38,6 +38,7 @@ from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
+from bench.garden_targets import SEMANTIC_TARGETS, TARGETS
 from lore.accounts import account_create
 from lore.garden.embeddings import model_installed
 from lore.garden.figures import FIGURES_PATH
@@ -66,21 +67,6 @@ CORPORA = {
 # Finding kinds that propose retirement, and the review-only kind a person confirms.
 RETIRING = ("near_duplicate", "superseded", "expired_ephemera")
 REVIEW_ONLY = ("possible_duplicate",)
-# The targets (issue 27), on the held-out corpus: name → (figure's path in a result, at least / at most).
-TARGETS: dict[str, tuple[tuple[str, ...], float, str]] = {
-    "precision of near duplicates": (("precision", "near_duplicate"), 0.95, "min"),
-    "precision of superseded": (("precision", "superseded"), 0.95, "min"),
-    "precision of expired ephemera": (("precision", "expired_ephemera"), 0.95, "min"),
-    "recall of near-verbatim duplicates": (("recall", "verbatim"), 0.9, "min"),
-    "recall of lightly edited duplicates": (("recall", "edited"), 0.9, "min"),
-    "recall of expired ephemera": (("recall", "expired_ephemera"), 0.85, "min"),
-    "durable look-alikes flagged": (("must_not_flag", "flagged"), 0, "max"),
-    "durable look-alikes in the set": (("must_not_flag", "ephemera_lookalikes"), 40, "min"),
-}
-SEMANTIC_TARGETS: dict[str, tuple[tuple[str, ...], float, str]] = {
-    "precision of possible duplicates": (("precision", "possible_duplicate"), 0.8, "min"),
-    "recall of paraphrases": (("recall", "paraphrase"), 0.6, "min"),
-}
 
 
 def corpus_rows(files: Iterable[Path]) -> Iterator[dict[str, Any]]:

@@ -188,7 +188,7 @@ def _bytes(value: float | None) -> str:
 def garden_table(results: dict[str, Any]) -> list[str]:
     """Precision/recall on the held-out corpus (the headline: written apart from the rules, never tuned on) and the
     development corpus (the rules were tuned on it: a training score), then the inventory's time and RSS."""
-    from bench.garden_eval import SEMANTIC_TARGETS, TARGETS
+    from bench.garden_targets import SEMANTIC_TARGETS, TARGETS
 
     targets = "; ".join(
         f"{name} {'≥' if side == 'min' else '≤'} {bound}"
