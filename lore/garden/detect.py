@@ -30,14 +30,23 @@ CLAIM = re.compile(r"\b(supersedes|replaces)\s*:?\s*[\"“”']([^\"“”\n]{3,
 # A claim that names the old lesson without quoting it, as agents write them: by its key ("Supersedes
 # integration-tests-localdb: …") or as "the … note" ("Replaces the yarn-classic note", "supersedes the deploy.sh
 # howto"). The name runs to the end of the clause (a stop, colon or semicolon before a space, or the end).
+# The words an unquoted claim begins with; the inventory reads only lessons holding one of them.
+CLAIM_LEADS = ("supersedes", "replaces", "update to", "correction to", "ignore the")
 NAMED_CLAIM = re.compile(
-    r"\b(?:supersedes|replaces)\s*:?\s+(?![\"“”'])(?P<name>(?:(?![.;:!?,](?:\s|$))[^\"“”\n]){2,120}?)(?=[.;:!?,](?:\s|$)|$)",
+    r"\b(?:" + "|".join(lead.replace(" ", r"\s+") for lead in CLAIM_LEADS) + r")\s*:?\s+(?![\"“”'])"
+    r"(?P<name>(?:(?![.;:!?,](?:\s|$)|\s[—–-]\s)[^\"“”\n]){2,120}?)(?=[.;:!?,](?:\s|$)|\s[—–-]\s|$)",
     re.I,
 )
 NAMED_BY_KEY = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+_NOTE_NOUNS = (
+    r"(?:note|notes|howto|how-to|lesson|entry|advice|guide|rule|section|doc|page|tip|instructions|runbook)"
+)
 NAMED_AS_NOTE = re.compile(
-    r"(?:the\s+|our\s+)?(?:old\s+|older\s+|earlier\s+|previous\s+|original\s+)?(?P<words>.+?)\s+"
-    r"(?:note|notes|howto|how-to|lesson|entry|advice|guide|rule|section|doc|page|tip|instructions|runbook)",
+    r"(?:the\s+|our\s+)?(?:old\s+|older\s+|earlier\s+|previous\s+|original\s+)?(?:(?P<words>.+?)\s+"
+    + _NOTE_NOUNS
+    + r"|"
+    + _NOTE_NOUNS
+    + r"\s+(?:about|on|for|regarding|re)\s+(?P<about>.+))",
     re.I,
 )
 
@@ -57,7 +66,7 @@ def _named(name: str) -> tuple[str, str] | None:
         return ("key", name.lower())
     note = NAMED_AS_NOTE.fullmatch(name)
     if note is not None:
-        return ("words", note.group("words"))
+        return ("words", note.group("words") or note.group("about"))
     return None
 
 
@@ -314,7 +323,10 @@ def _superseded(claimer: Row, target: Row, evidence: dict[str, Any]) -> Proposal
 def superseded(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:
     """Lessons a later lesson says it replaces: by a quoted claim (matched by similarity within the family) or by
     an explicit `supersedes: [scope::key]` written with it (matched by address)."""
-    claimers = _active(account).filter(Q(content__icontains="supersedes") | Q(content__icontains="replaces"))
+    leads = Q()
+    for lead in CLAIM_LEADS:
+        leads |= Q(content__icontains=lead)
+    claimers = _active(account).filter(leads)
     if since is not None:
         claimers = claimers.filter(updated_at__gt=since)
     rows = _rows(claimers.order_by("pk")[: GARDEN_CLAIMS_MAX.value])

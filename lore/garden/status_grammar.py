@@ -286,7 +286,7 @@ STATES = _alternation(CI_STATES, REVIEW_STATES, RUN_STATES, TEMPORAL_ONLY_STATES
 # not against a rule.
 TEMPORAL_DEIXIS = _alternation(
     # "now" is a moment, but "we now run…", "are now upgraded" state a change of practice: durable.
-    r"now(?!\s+(?:\w+s|\w+ed|run|use|go|live|need|require|build|deploy|ship|point|get|have|take|make|keep|"
+    r"now(?!\s+and\s+(?:then|again))(?!\s+(?:\w+s|\w+ed|run|use|go|live|need|require|build|deploy|ship|point|get|have|take|make|keep|"
     r"happen|come|sit|show|wait|cap|schedule|pin|gate|block|refuse|reject|skip|retry))",
     r"right\s+now",
     r"today",
@@ -381,9 +381,17 @@ MOMENTARY_STATES = _alternation(
 # got, a trend being watched, someone at lunch.
 MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     # "I'm bisecting the regression": what the writer is doing as they write
-    r"^\W*(?:i'm|i\s+am|im)\s+(?:\w+\s+)?\w+ing\b": ("m", "am", "im"),
+    r"(?:^|[,;:]\s*)\W*(?:i'm|i\s+am|im)\s+(?:\w+\s+)?\w+ing\b": ("m", "am", "im"),
     # "Waiting on the wet lab to re-sequence lane 3": the writer waiting
-    r"^\W*(?:still\s+)?(?:waiting|blocked|stuck)\s+(?:on|for|by)\b": ("waiting", "blocked", "stuck"),
+    r"(?:^|[,;:]\s*)\W*(?:still\s+)?(?:waiting|blocked|stuck)\s+(?:on|for|by)\b|^\W*blocked\s*:": (
+        "waiting",
+        "blocked",
+        "stuck",
+    ),
+    # "9 changes ahead of ours": a place in a queue
+    r"\b\d+\s+(?:[\w-]+\s+)?ahead\s+of\s+(?:ours|us|mine|me|it)\b": ("ahead",),
+    # "canary at 5%, watching error rate"
+    r"[,;]\s*(?:watching|monitoring|keeping\s+an\s+eye\s+on)\b": ("watching", "monitoring", "keeping"),
     # "60 of 140 done", "9/14 uploaded"
     r"\b\d+\s*(?:of|/)\s*\d+\s+(?:[\w-]+\s+){0,2}(?:done|finished|complete|completed|uploaded|migrated|processed|"
     r"left|remaining|rated|converted|imported|indexed|reviewed)\b": (
@@ -457,8 +465,13 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     # someone at work on something now: "@nadia reviewing PR #412 now"
     r"@[\w.-]+\s+(?:is\s+)?\w+ing\b[^.;]{0,60}\b(?:now|currently|today)\b": ("now", "currently", "today"),
     # the writer's action with its moment: "Scaling the Redis plan now", "Flipping the catalog at 16:00 UTC"
-    r"^\W*(?!during\b|using\b|including\b|according\b|starting\b|beginning\b)[a-z]+ing\s+(?:[\w@./:#'-]+\s+){0,8}?"
-    r"(?:now|right\s+now|today|tonight|tomorrow)\b": ("now", "today", "tonight", "tomorrow"),
+    r"^\W*(?!during\b|using\b|including\b|according\b|starting\b|beginning\b|standing\b|existing\b|pending\b)"
+    r"[a-z]+ing\s+(?:[\w@./:#'-]+\s+){0,8}?(?:now(?!\s+and\s+(?:then|again))|right\s+now|today|tonight|tomorrow)\b": (
+        "now",
+        "today",
+        "tonight",
+        "tomorrow",
+    ),
 }
 # A rule, a habit or a how-it-works fact.
 # Words of a habit, a design or an explanation: they make a sentence durable even beside a time word ("a pipeline
@@ -561,7 +574,7 @@ SUBORDINATORS = _alternation(
     r"what",
     r"where",
 )
-CONDITIONS = r"if|when|whenever|unless|in\s+case"
+CONDITIONS = r"if|when|whenever|unless|in\s+case|without\s+(?:it|this|that|them)\b"
 # A modal before a state makes it a requirement, not a status: "must be green", "needs to be approved".
 MODALS = (
     r"(?:must|mustn't|should|shouldn't|shall|can|cannot|can't|could|would|may|might|will|won't|"

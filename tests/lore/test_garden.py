@@ -115,6 +115,26 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
     assert members(finding) == {new.key: "keep", old.key: "retire"}
 
 
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Update to the earlier note on the Travis matrix: CI is GitHub Actions.",
+        "Correction to the note about Travis: CI is GitHub Actions.",
+        "Ignore the old advice about Travis; CI is GitHub Actions.",
+        "CI is GitHub Actions. This replaces the old Travis note — the .travis.yml is gone.",
+    ],
+)
+def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001
+    old = write(
+        account, "repo::acme/lib", "ci-host", "CI runs on Travis; .travis.yml holds the matrix.", age_days=300
+    )
+    write(account, "repo::acme/lib", "docs", "Docs build with mkdocs on every tag.", age_days=300)
+    new = write(account, "repo::acme/lib", "ci-now", claim, age_days=5)
+    garden_inventory(account)
+    finding = Finding.objects.get(account=account, kind="superseded")
+    assert members(finding) == {new.key: "keep", old.key: "retire"}
+
+
 def test_an_unquoted_claim_that_names_no_lesson_or_two_proposes_nothing(account) -> None:  # noqa: ANN001
     write(account, "repo::acme/lib", "lock", "The lockfile is committed and CI checks it.", age_days=300)
     write(account, "repo::acme/lib", "travis-a", "Travis builds the docs.", age_days=300)

@@ -40,12 +40,8 @@ def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
 # "Evaluation"). Strict: when a change meets one, its test passes unexpectedly and fails, so this list is kept true.
 HELD_OUT_MISSES = {
-    "precision of expired ephemera": "0.943, 33 of 35 (target ≥ 0.95)",
-    "recall of lightly edited duplicates": "0.864, 19 of 22 (target ≥ 0.9)",
+    "recall of lightly edited duplicates": "0.455, 10 of 22 (target ≥ 0.9)",
     "recall of expired ephemera": "0.786, 33 of 42 (target ≥ 0.85)",
-    "durable look-alikes flagged": "2 of 50 durable look-alikes flagged (target 0)",
-    "precision of possible duplicates": "0.75 (target ≥ 0.8)",
-    "recall of paraphrases": "0.556, 10 of 18 (target ≥ 0.6)",
 }
 TARGET_NAMES = [*TARGETS, *SEMANTIC_TARGETS]
 

@@ -258,6 +258,36 @@ PAIRS = [
         "Lesson from the March outage: the ingest deploy restarted every client at once. Roll hosts one by one.",
     ),
     (
+        "'now and then' is a frequency",
+        "test_upload is hung right now on the arm runner",
+        "Standing workaround: test_upload hangs now and then on arm runners, so it runs with one retry.",
+    ),
+    (
+        "'without it' states a condition",
+        "the docs stage is skipped on build 4411",
+        "PRs need the perf label; without it the perf stage is skipped and the PR shows green.",
+    ),
+    (
+        "waiting after a comma",
+        "preview for PR 88 is up, waiting for design approval",
+        "Previews wait for design approval.",
+    ),
+    (
+        "a place in a queue",
+        "gate: 9 changes ahead of ours",
+        "The gate merges changes in the order they were approved.",
+    ),
+    (
+        "watching",
+        "canary at 5% of traffic, watching error rate",
+        "The canary takes 5% of traffic for an hour.",
+    ),
+    (
+        "blocked:",
+        "Blocked: can't test refunds until finance adds me",
+        "Refund tests need a finance sandbox account.",
+    ),
+    (
         "a question asserts no state",
         "build 88123 red again, cache poisoned?",
         "Nightly red? Check the mirror status page before you rerun anything.",
