@@ -462,11 +462,15 @@ def histogram_scenarios(menu: str, filtered: dict[str, object]) -> list[Scenario
 
 
 def scenarios_select(all_scenarios: list[Scenario], only: list[str]) -> list[Scenario]:
-    """`--only explorer,admin.page` keeps scenarios whose name equals or starts with one of the words."""
+    """`--only explorer,admin.page,explorer.menu_histogram` keeps scenarios whose name equals one of the words or
+    continues it after a dot or an underscore (`explorer.menu_histogram` keeps `explorer.menu_histogram_created`
+    and the other sections, not `explorer.menu_histograms`)."""
     if not only:
         return all_scenarios
     return [
-        s for s in all_scenarios if any(s.name == w or s.name.startswith(w.rstrip(".") + ".") for w in only)
+        s
+        for s in all_scenarios
+        if any(s.name == w or s.name.startswith((w.rstrip(".") + ".", w.rstrip("_") + "_")) for w in only)
     ]
 
 
