@@ -1,7 +1,10 @@
-"""Signatures kept at write time: a MinHash of each lesson's shingles (datasketch), cut into LSH bands whose hashes
-are stored in LessonBand. Two lessons whose shingle sets have Jaccard similarity s share at least one band with
-probability 1 - (1 - s^ROWS)^BANDS: 0.88 at s = 0.5, 0.97 at s = 0.6, 0.998 at s = 0.7 (docs/gardener.md). The inventory groups band
-hashes in SQL and checks each candidate pair with the exact similarity, so a band collision never decides.
+"""Signatures kept at write time: a MinHash of each lesson's wording (the roots of its words, lore.garden.text.wording;
+datasketch), cut into LSH bands whose hashes are stored in LessonBand. Two lessons whose wordings have Jaccard
+similarity s share at least one band with probability 1 - (1 - s^ROWS)^BANDS: 0.65 at s = 0.4, 0.88 at s = 0.5, 0.97
+at s = 0.6, 0.998 at s = 0.7 (docs/gardener.md). A copy's wording is at least as alike as its shingles (a reworded
+copy keeps its words, not their pairs), so one signature finds the candidates of both measures. The inventory
+groups band hashes in SQL and checks each candidate pair with the exact similarities, so a band collision never
+decides.
 
 Every writer keeps them: lesson_write (one lesson), the import and the demo/bench loader (a batch at a time, one
 DELETE and one INSERT per batch).
@@ -15,7 +18,7 @@ from functools import lru_cache
 
 from datasketch import MinHash
 
-from lore.garden.text import family_of, shingles_of_title, title_of
+from lore.garden.text import family_of, title_of, wording_of_title
 from lore.models import Account, Lesson, LessonBand, SupersedesClaim
 from lore.scopes import Address
 
@@ -40,11 +43,11 @@ def band_hashes(scope: str, key: str, content: str) -> tuple[int, ...]:
 
 @lru_cache(maxsize=8192)
 def _bands(family_name: str, title: str, content: str) -> tuple[int, ...]:
-    shingle_set = shingles_of_title(title, content)
-    if not shingle_set:
+    word_set = wording_of_title(title, content)
+    if not word_set:
         return ()
     minhash = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, permutations=_PERMUTATIONS)
-    minhash.update_batch([s.encode() for s in sorted(shingle_set)])
+    minhash.update_batch([w.encode() for w in sorted(word_set)])
     values = minhash.hashvalues
     family = family_name.encode()
     return tuple(

@@ -274,6 +274,7 @@ RUN_STATES = _alternation(
     r"(?:stopped|stops)\s+sending\s+heartbeats",
     r"(?:missing|lost|missed)\s+(?:heartbeats?|its\s+heartbeats?|their\s+heartbeats?)",
     r"heartbeats?\s+(?:lost|missing|stopped)",
+    r"missed\s+(?:its|the|last|this|today's|yesterday's|tonight's)",
 )
 # States that are a property when unanchored ("the suite is flaky on CI") and a status only with a time word.
 TEMPORAL_ONLY_STATES = _alternation(
@@ -394,7 +395,7 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     r"[,;]\s*(?:watching|monitoring|keeping\s+an\s+eye\s+on)\b": ("watching", "monitoring", "keeping"),
     # "60 of 140 done", "9/14 uploaded"
     r"\b\d+\s*(?:of|/)\s*\d+\s+(?:[\w-]+\s+){0,2}(?:done|finished|complete|completed|uploaded|migrated|processed|"
-    r"left|remaining|rated|converted|imported|indexed|reviewed)\b": (
+    r"left|remaining|rated|converted|imported|indexed|reviewed|moved|loaded|passed|synced)\b": (
         "done",
         "finished",
         "complete",
@@ -409,13 +410,93 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "imported",
         "indexed",
         "reviewed",
+        "moved",
+        "loaded",
+        "passed",
+        "synced",
     ),
     # "about half the targets done"
     r"\b(?:about\s+|roughly\s+|~)?half\s+(?:of\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}(?:done|finished|migrated|converted)\b": (
         "half",
     ),
-    # "step 5 of 9"
-    r"\bstep\s+\d+\s*(?:of|/)\s*\d+": ("step",),
+    # "step 5 of 9", "day 9 of 14"
+    r"\b(?:step|day|week|shard|batch|wave|phase)\s+\d+\s*(?:of|/)\s*\d+": (
+        "step",
+        "day",
+        "week",
+        "shard",
+        "batch",
+        "wave",
+        "phase",
+    ),
+    # "41% done", "ETA ~6h": how far a piece of work has got, and how long it has to go
+    r"\b\d{1,3}(?:\.\d+)?\s*%\s+(?:done|complete|completed|finished|migrated|uploaded|rolled\s+out)\b": (
+        "done",
+        "complete",
+        "completed",
+        "finished",
+        "migrated",
+        "uploaded",
+        "rolled",
+    ),
+    r"\beta\s*:?\s*~?\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|m|mins?|minutes?|d|days?)\b": ("eta",),
+    # how much of a budget is used up: "vcpkg cache is 94% full", "build minutes at 87% of the monthly quota"
+    r"\b\d{1,3}(?:\.\d+)?\s*%\s+(?:full|used|consumed|utili[sz]ed|of\s+(?:the\s+|its\s+|our\s+|their\s+)?"
+    r"(?:\w+\s+){0,2}(?:quota|budget|capacity|allocation|allowance))\b": (
+        "full",
+        "used",
+        "consumed",
+        "utilised",
+        "utilized",
+        "quota",
+        "budget",
+        "capacity",
+        "allocation",
+        "allowance",
+    ),
+    r"\b(?:quota|usage|allocation|disk|minutes|credits?|storage|cpu|memory|share)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:is\s+)?(?:at|pegged\s+at|hit|reached)\s+~?\d{1,3}(?:\.\d+)?\s*%": (
+        "quota",
+        "usage",
+        "allocation",
+        "disk",
+        "minutes",
+        "credit",
+        "credits",
+        "storage",
+        "cpu",
+        "memory",
+        "share",
+    ),
+    # how long one thing has been in its state: "has been 'In Review' for 31 hours", "processing for over 2 hours."
+    r"\b(?:has|have|'s)\s+been\s+(?:[\w'-]+\s+){0,4}for\s+(?:over\s+|about\s+|~)?\d+\s*"
+    r"(?:hrs?|hours?|days?|min(?:ute)?s?)\b"
+    r"|\b[a-z]+ing\s+for\s+(?:over\s+|about\s+|~)?\d+\s*(?:hrs?|hours?|min(?:ute)?s?)\s*(?:[,.;!]|$)": (
+        "hours",
+        "hour",
+        "hrs",
+        "hr",
+        "days",
+        "day",
+        "minutes",
+        "minute",
+        "mins",
+        "min",
+    ),
+    # one day named as a due date: "results expected Thursday", "comments due Friday", "vote closes Sunday"
+    rf"\b(?:expected|due|closes|submitted|back|returns)\s+(?:on\s+)?(?:next\s+)?{_WEEKDAY}\b(?!s)": (
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ),
+    # "wheels building now", "tp-equities restarting right now": a piece of work under way as the note is written
+    r"\b(?!(?:during|nothing|something|anything|everything|morning|evening|thing|string|spring|ring|bring|king|"
+    r"ceiling|ping|building|setting|naming|meaning|warning|pricing|logging|routing|tooling|testing|staging|"
+    r"pending)\b)[a-z]{3,}ing\s+(?:right\s+)?now\s*(?:[,.;!]|$)": ("now",),
     # "lag is 120k and climbing"
     r"\b(?:and|still)\s+(?:climbing|growing|rising|falling|dropping|increasing|decreasing)\b": (
         "climbing",
@@ -562,7 +643,8 @@ SUBORDINATORS = _alternation(
     r"when",
     r"whenever",
     r"while",
-    r"until",
+    # "until Friday", "until 16:00" say when, not on what condition: a time, not a clause
+    rf"until(?!\s+(?:the\s+)?(?:next\s+)?(?:{_WEEKDAY}|tomorrow|tonight|noon|eod|\d|~\d|end\s+of))",
     r"unless",
     r"before",
     r"after",
@@ -676,7 +758,7 @@ _MOMENTARY = re.compile(rf"(?:{MOMENTARY_STATES})", re.I)
 _MOMENTARY_PHRASE = re.compile("|".join(f"(?:{phrase})" for phrase in MOMENTARY_PHRASES), re.I)
 _TEMPORAL = re.compile(rf"(?<![\w-])(?:{TEMPORAL_DEIXIS})(?![\w-])", re.I)
 _ANCHOR = re.compile(rf"(?<![\w-])(?:{DEIXIS})(?![\w-])", re.I)
-_RULE = re.compile(rf"(?:^|\b)(?:{RULE_MARKERS})\b", re.I)
+_RULE = re.compile(rf"(?:^|(?<![\w-]))(?:{RULE_MARKERS})(?![\w-])", re.I)
 _WEAK_RULE = re.compile(rf"(?<![\w-])(?:{WEAK_RULE_MARKERS})\b", re.I)
 _TEMPORAL_ONLY = re.compile(rf"(?:{TEMPORAL_ONLY_STATES})", re.I)
 # In progress: "sessions getting evicted", "is being migrated".
@@ -713,7 +795,8 @@ _VERB_BEFORE = re.compile(
 )
 _WORD_AFTER = re.compile(
     r"/[a-z]|\s+(?!(?:by|on|in|at|for|from|with|since|to|until|after|because|and|but|so|or|again|today|now|twice|"
-    r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for|atm|currently|tonight|until)\b)[a-z]",
+    r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for|atm|currently|tonight|until|behind|"
+    r"locally|pending|due|again|here|there)\b)[a-z]",
     re.I,
 )
 # Time words that pin a whole clause to a moment, whatever it states: "Aisha is away this week", "p95 latency is 410 ms
@@ -748,6 +831,13 @@ MOMENT_DEIXIS = _alternation(
     r"still\s+(?:\w+ing|pending|down|stuck|red|open|blocked|offline|broken|in\s+progress|on\s+attempt)",
 )
 _MOMENT = re.compile(rf"\b(?:{MOMENT_DEIXIS})\b", re.I)
+# "today's playtest build has 212 crash reports", "the sandbox returns 503 since this morning": one day's instance
+# of a thing, or a state that began at a moment, is of that moment whatever verb describes it.
+_INSTANCE_OR_START = re.compile(
+    r"(?:today's|tonight's|this\s+morning's)\s+(?:[\w-]+\s+){0,2}(?:builds?|runs?|nightly|deploys?|releases?|"
+    r"batch|jobs?|imports?|exports?|syncs?|backups?|tests?|playtests?|pipelines?)\b|since\b",
+    re.I,
+)
 # The calendar part of it (not "still running"): what lets a condition sit beside a status.
 _CALENDAR = re.compile(rf"\b(?!still\b)(?:{MOMENT_DEIXIS})\b", re.I)
 # A clause the moment rule may read: it says what something *is* or *did*, not what it shows or has.
@@ -768,8 +858,8 @@ _FRAGMENT_BEFORE = re.compile(r"(?:^|[,;:]\s*)(?P<np>[\w./'~#!@-]+(?:\s+[\w./'~#
 # One word that can only name one thing: "consul-03", "eod_futures_load", "@oyelaran", "Ravi".
 _ONE_THING = re.compile(r"(?:[\w.@-]*[\d_@-][\w.@-]*|(?-i:[A-Z][a-zà-ÿ]+))")
 _FINITE = re.compile(
-    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|might|\w+s)\b",
-    re.I,
+    r"(?<![\w.-])(?:(?i:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|might)|"
+    r"[a-z]+s)(?![\w.-])"
 )
 _CONJUNCTIONS = frozenset("and so or but then to that which it they we you i".split())
 _QUANTIFIER = re.compile(r"\b(?:every|each|any|all|most)\b", re.I)
@@ -833,6 +923,8 @@ _BEHAVIOUR_AFTER = re.compile(
 _IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{IMPERATIVES})\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s*[;\n]+\s*|\s+[—–]\s+")
 _GAP_WORDS = 6
+# An aside in brackets between a subject and its state: "PR 1187 (power mgmt refactor) blocked on review".
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 # "running" followed by an object is a configuration ("runs Ubuntu 22.04"), not liveness.
 _OBJECT_AFTER_RUNNING = re.compile(
     r"\s+(?!on\b|in\b|at\b|for\b|since\b|again\b|now\b|still\b|behind\b|late\b)[a-z0-9]", re.I
@@ -897,7 +989,7 @@ def _subject_before(
     """The nearest status subject before `state`, at most _GAP_WORDS words away, in the same clause."""
     best = None
     for subject in _SUBJECT.finditer(sentence, 0, state.start()):
-        gap = sentence[subject.end() : state.start()]
+        gap = _ASIDE.sub(" ", sentence[subject.end() : state.start()])
         if _inside(subject.start(), subordinate) or re.search(r"[,;:()]", gap):
             continue
         if len(gap.split()) <= _GAP_WORDS:
@@ -985,7 +1077,7 @@ def status_verdict(sentence: str) -> Verdict | None:
         copula = _COPULA_BEFORE.search(before)
         if copula is not None and not _np_generic(copula.group("np")):
             return Verdict("subject_state", sentence[copula.start("np") : state.end()], False)
-        fragment = _FRAGMENT_BEFORE.search(before)
+        fragment = _FRAGMENT_BEFORE.search(_ASIDE.sub("", before))
         if (
             fragment is not None
             and not _FINITE.search(fragment.group("np"))
@@ -993,7 +1085,7 @@ def status_verdict(sentence: str) -> Verdict | None:
             and fragment.group("np").split()[0].lower() not in _CONJUNCTIONS
             and (not _np_generic(fragment.group("np")) or _COUNT_BEFORE.search(before))
         ):
-            return Verdict("subject_state", sentence[fragment.start("np") : state.end()], False)
+            return Verdict("subject_state", f"{fragment.group('np')} {state.group(0)}", False)
     moment = _MOMENT.search(sentence)
     if (
         moment is not None
@@ -1004,7 +1096,11 @@ def status_verdict(sentence: str) -> Verdict | None:
     if (
         moment is not None
         and not _inside(moment.start(), subordinate)
-        and (_PREDICATE.search(sentence[: moment.start()]) or not _DESCRIBES.search(sentence))
+        and (
+            _PREDICATE.search(sentence[: moment.start()])
+            or not _DESCRIBES.search(sentence)
+            or _INSTANCE_OR_START.match(sentence, moment.start())
+        )
         and not _QUANTIFIER.search(sentence)
         and not _HABITUAL.search(sentence)
         and sentence.split()[0].lower() not in GENERIC_DETERMINERS.split("|")
@@ -1038,7 +1134,9 @@ def weak_sentence(sentence: str) -> bool:
 # Someone's next step or a question about the moment: "I'll run them after the 5pm edition", "Who's on this?".
 _PLAN = re.compile(
     r"^\W*(?:i'll|i\s+will|we'll|we\s+will|will\s+(?:look|check|retry|try|run|ping)|going\s+to|gonna|"
-    r"planning\s+to|still\s+digging)\b|\?\s*$",
+    r"planning\s+to|still\s+digging)\b|\?\s*$"
+    # "Don't rerun it.", "Do not resume it without Ingrid's sign-off": hands off the one thing the status names
+    r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+(?:[\w-]+\s+){1,2}?(?:it|them)\b",
     re.I,
 )
 

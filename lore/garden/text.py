@@ -112,6 +112,33 @@ def shingles_of_title(title: str, content: str) -> frozenset[str]:
     return frozenset(words) | frozenset(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
 
 
+def root_of(word: str) -> str:
+    """A word without its inflection ("require", "required", "requires", "requiring" all read as "requir"), for
+    the wording of a reworded copy: cruder than a stemmer, and the same on every run."""
+    if not word.isalpha():
+        return word
+    for ending in ("ing", "ed", "es", "s"):
+        if len(word) - len(ending) >= 3 and word.endswith(ending) and not word.endswith(("ss", "us", "is")):
+            word = word[: -len(ending)]
+            break
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+
+
+@lru_cache(maxsize=8192)
+def wording_of_title(title: str, content: str) -> frozenset[str]:
+    """The roots of the content's words, order left out (and the title's, for a short lesson): what a copy keeps
+    when it is reworded — "X needs Y" / "X requires Y, since …" share their words, not their word pairs."""
+    words = words_of(without_provenance(content))
+    if len(words) < TITLE_WORDS_BELOW:
+        words = title.split() + words
+    return frozenset(root_of(word) for word in words)
+
+
+def wording(key: str, content: str) -> frozenset[str]:
+    """`wording_of_title` of a lesson."""
+    return wording_of_title(title_of(key), content)
+
+
 def numbers_of(content: str) -> frozenset[str]:
     """The numbers the content states as facts (versions, ports, limits, counts, ids), its provenance date left
     out: two lessons that differ in one state different facts ("Python 3.11" / "Python 3.12"), so they are never
@@ -123,6 +150,12 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     """|a ∩ b| / |a ∪ b| (0 for two empty sets)."""
     union = len(a | b)
     return len(a & b) / union if union else 0.0
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """How much of the smaller set is in the other: |a ∩ b| / min(|a|, |b|) (0 when one is empty)."""
+    smaller = min(len(a), len(b))
+    return len(a & b) / smaller if smaller else 0.0
 
 
 def containment(part: frozenset[str], whole: frozenset[str]) -> float:

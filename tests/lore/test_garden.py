@@ -64,6 +64,45 @@ def test_lessons_that_state_different_numbers_are_not_near_duplicates(account) -
     assert garden_inventory(account).found == 0
 
 
+REWORDED = (
+    "Release builds of the billing service need Gradle 8.7 and JDK 17; the protobuf codegen plugin breaks on JDK 21.",
+    "Building billing for release requires Gradle 8.7 plus JDK 17, because on JDK 21 the protobuf codegen plugin "
+    "breaks.",
+)
+
+
+def test_a_copy_reworded_but_keeping_most_of_its_words_and_every_number_is_a_near_duplicate(account) -> None:  # noqa: ANN001
+    write(account, "repo::acme/billing", "jdk-17-for-codegen", REWORDED[0], age_days=90, opened=9)
+    write(account, "repo::acme/billing", "gradle-87-jdk17", REWORDED[1], age_days=10, opened=1)
+    assert garden_inventory(account).found == 1
+    finding = Finding.objects.get(account=account, kind="near_duplicate")
+    assert members(finding) == {"jdk-17-for-codegen": "keep", "gradle-87-jdk17": "retire"}
+    assert finding.evidence["reworded"] == ["gradle-87-jdk17"]
+
+
+def test_a_reworded_copy_that_changes_a_number_is_not_a_near_duplicate(account) -> None:  # noqa: ANN001
+    write(account, "repo::acme/billing", "jdk-17-for-codegen", REWORDED[0])
+    write(account, "repo::acme/billing", "gradle-88-jdk17", REWORDED[1].replace("8.7", "8.8"))
+    assert garden_inventory(account).found == 0
+
+
+def test_a_status_and_a_rule_in_the_same_words_are_never_near_duplicates(account) -> None:  # noqa: ANN001
+    write(
+        account,
+        "repo::acme/app",
+        "maria-desk",
+        "Maria is on release duty this week, so deploy questions go to her.",
+    )
+    write(
+        account,
+        "repo::acme/app",
+        "maria-owns-deploys",
+        "Maria owns the deploy scripts; deploy questions go to her whoever is on release duty.",
+    )
+    garden_inventory(account)
+    assert not Finding.objects.filter(account=account, kind="near_duplicate").exists()
+
+
 def test_a_quoted_supersedes_claim_proposes_the_older_lesson_it_names(account) -> None:  # noqa: ANN001
     old = write(
         account,

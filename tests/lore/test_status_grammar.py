@@ -318,6 +318,81 @@ PAIRS = [
         "the mirror is currently offline",
         "The solver currently converges only with double precision; keep float64 in new kernels.",
     ),
+    (
+        "a name is not a verb",
+        "QA3 CICS region down",
+        "CICS regions are recycled nightly at 02:00.",
+    ),
+    (
+        "a rule word inside a hyphenated name is a name",
+        "Fare-rule cache hotfix merged, waiting for the prod window",
+        "Fare rule changes are merged only by the pricing team.",
+    ),
+    (
+        "a state before 'behind' is asserted",
+        "nightly-arm64 build queued behind 6 other jobs",
+        "Queued jobs behind a paused runner are cancelled after an hour.",
+    ),
+    (
+        "an aside in brackets between subject and state",
+        "PR 3310 (cache refactor) blocked on security review",
+        "PRs (any size) are blocked by the label bot until triaged.",
+    ),
+    (
+        "a budget used up",
+        "artifact storage 91% full",
+        "Artifact storage alerts fire when it is 90% full.",
+    ),
+    (
+        "a budget used up (at N% of it)",
+        "build minutes at 87% of the monthly quota",
+        "Keep build minutes below 80% of the monthly quota.",
+    ),
+    (
+        "how far a piece of work has got",
+        "Reindex of orders: 63% done, ETA ~2h",
+        "The reindex page shows the percentage done and an ETA for each index.",
+    ),
+    (
+        "day N of M",
+        "Canary test day 4 of 7, no regressions",
+        "Canary tests run for 7 days before promotion.",
+    ),
+    (
+        "how long one thing has been in its state",
+        "The Windows image has been in 'Preparing' for 3 hours",
+        "A build that has been queued for 3 hours is cancelled automatically.",
+    ),
+    (
+        "a day named as a due date",
+        "Security review of the SSO change expected Thursday",
+        "Security reviews are due every Thursday.",
+    ),
+    (
+        "work under way now",
+        "docs site rebuilding now, links may 404",
+        "Logging now goes to Loki instead of files.",
+    ),
+    (
+        "one day's instance of a thing",
+        "today's nightly has 14 new crash reports in Sentry",
+        "Today's view shows every build of the last 24 hours.",
+    ),
+    (
+        "a state that began at a moment",
+        "the sandbox API returns 503 since this morning",
+        "The sandbox API returns 503 when the token expires.",
+    ),
+    (
+        "until a day is a time, not a clause",
+        "sim nodes 3-5 reserved for the grasp benchmark until Friday",
+        "Release branches stay frozen until the tag is signed.",
+    ),
+    (
+        "a missed run",
+        "sitemap job missed last night's run",
+        "A job that missed its window runs at the next tick.",
+    ),
 ]
 
 
@@ -343,6 +418,11 @@ def test_advice_beside_an_anchored_status_is_about_that_moment_and_beside_an_una
         is not None
     )
     assert ephemera_match("The staging server is down. Restart it with the runbook's second step.") is None
+
+
+def test_a_prohibition_about_the_thing_a_status_names_anchors_that_status_in_its_moment() -> None:
+    assert ephemera_match("Export job eu-7 paused after a disk alarm. Don't restart it.") is not None
+    assert ephemera_match("Export job eu-7 paused after a disk alarm. Restart it from the runbook.") is None
 
 
 def test_a_rule_sentence_next_to_a_status_keeps_the_lesson_durable() -> None:
