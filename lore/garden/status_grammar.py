@@ -1135,8 +1135,10 @@ def weak_sentence(sentence: str) -> bool:
 _PLAN = re.compile(
     r"^\W*(?:i'll|i\s+will|we'll|we\s+will|will\s+(?:look|check|retry|try|run|ping)|going\s+to|gonna|"
     r"planning\s+to|still\s+digging)\b|\?\s*$"
-    # "Don't rerun it.", "Do not resume it without Ingrid's sign-off": hands off the one thing the status names
-    r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+(?:[\w-]+\s+){1,2}?(?:it|them)\b",
+    # "Don't rerun it.", "Do not resume it without Ingrid's sign-off", "DO NOT DEPLOY.": hands off the one thing
+    # the status names
+    r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+(?:[\w-]+\s+){1,2}?(?:it|them|those\s+\w+|anything)\b"
+    r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+[\w-]+\s*[.!]*\s*$",
     re.I,
 )
 

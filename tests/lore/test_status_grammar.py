@@ -423,6 +423,8 @@ def test_advice_beside_an_anchored_status_is_about_that_moment_and_beside_an_una
 def test_a_prohibition_about_the_thing_a_status_names_anchors_that_status_in_its_moment() -> None:
     assert ephemera_match("Export job eu-7 paused after a disk alarm. Don't restart it.") is not None
     assert ephemera_match("Export job eu-7 paused after a disk alarm. Restart it from the runbook.") is None
+    assert ephemera_match("Flyway V91 running on prod, 2M rows to go. DO NOT DEPLOY.") is not None
+    assert ephemera_match("Flyway V91 running on prod, 2M rows to go. Wait for it before deploying.") is None
 
 
 def test_a_rule_sentence_next_to_a_status_keeps_the_lesson_durable() -> None:
