@@ -47,7 +47,7 @@ CLAIM = re.compile(r"\b(supersedes|replaces)\s*:?\s*[\"“”']([^\"“”\n]{3,
 # integration-tests-localdb: …") or as "the … note" ("Replaces the yarn-classic note", "supersedes the deploy.sh
 # howto"). The name runs to the end of the clause (a stop, colon or semicolon before a space, or the end).
 # The words an unquoted claim begins with; the inventory reads only lessons holding one of them.
-CLAIM_LEADS = ("supersedes", "replaces", "update to", "correction to", "ignore the")
+CLAIM_LEADS = ("supersedes", "replaces", "overrides", "update to", "correction to", "ignore the")
 NAMED_CLAIM = re.compile(
     r"\b(?:" + "|".join(lead.replace(" ", r"\s+") for lead in CLAIM_LEADS) + r")\s*:?\s+(?![\"“”'])"
     r"(?P<name>(?:(?![.;:!?,](?:\s|$)|\s[—–-]\s)[^\"“”\n]){2,120}?)(?=[.;:!?,](?:\s|$)|\s[—–-]\s|$)",
@@ -62,7 +62,9 @@ NAMED_AS_NOTE = re.compile(
     + _NOTE_NOUNS
     + r"|"
     + _NOTE_NOUNS
-    + r"\s+(?:about|on|for|regarding|re)\s+(?P<about>.+))",
+    + r"\s+(?:about|on|for|regarding|re|saying|that\s+says|which\s+says)\s+(?P<about>.+)"
+    # "the old one about submitting JCL over FTP"
+    + r"|one\s+(?:about|on|regarding|saying|that\s+says)\s+(?P<one>.+))",
     re.I,
 )
 
@@ -82,7 +84,7 @@ def _named(name: str) -> tuple[str, str] | None:
         return ("key", name.lower())
     note = NAMED_AS_NOTE.fullmatch(name)
     if note is not None:
-        return ("words", note.group("words") or note.group("about"))
+        return ("words", note.group("words") or note.group("about") or note.group("one"))
     return None
 
 

@@ -161,6 +161,8 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
         "Correction to the note about Travis: CI is GitHub Actions.",
         "Ignore the old advice about Travis; CI is GitHub Actions.",
         "CI is GitHub Actions. This replaces the old Travis note — the .travis.yml is gone.",
+        "CI is GitHub Actions. This lesson replaces the old one about the Travis matrix.",
+        "CI is GitHub Actions; this overrides the older lesson saying CI runs on Travis.",
     ],
 )
 def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001
