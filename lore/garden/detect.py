@@ -47,9 +47,11 @@ CLAIM = re.compile(r"\b(supersedes|replaces)\s*:?\s*[\"“”']([^\"“”\n]{3,
 # integration-tests-localdb: …") or as "the … note" ("Replaces the yarn-classic note", "supersedes the deploy.sh
 # howto"). The name runs to the end of the clause (a stop, colon or semicolon before a space, or the end).
 # The words an unquoted claim begins with; the inventory reads only lessons holding one of them.
-CLAIM_LEADS = ("supersedes", "replaces", "overrides", "update to", "correction to", "ignore the")
+CLAIM_LEADS = ("supersedes", "replaces", "replacing", "overrides", "update to", "correction to", "ignore the")
 NAMED_CLAIM = re.compile(
-    r"\b(?:" + "|".join(lead.replace(" ", r"\s+") for lead in CLAIM_LEADS) + r")\s*:?\s+(?![\"“”'])"
+    r"\b(?:" + "|".join(lead.replace(" ", r"\s+") for lead in CLAIM_LEADS) + r")\s*:?\s+"
+    # a name that is all one quotation is the quoted claim's (CLAIM); "ignore the 'atlantis plan' note" is named
+    r"(?![\"“”'][^\"“”'\n]*[\"“”']\s*(?:[.;:!?,]|$))"
     r"(?P<name>(?:(?![.;:!?,](?:\s|$)|\s[—–-]\s)[^\"“”\n]){2,120}?)(?=[.;:!?,](?:\s|$)|\s[—–-]\s|$)",
     re.I,
 )
@@ -69,11 +71,37 @@ NAMED_AS_NOTE = re.compile(
 )
 
 
+# A claim that says the old lesson no longer holds: "The old note about pinning nightly for embassy is no longer
+# true", "so the Solr 8 / dismax note is obsolete", "The old `deno run …` instructions don't apply anymore".
+_OUTDATED = (
+    r"(?:(?:is|are)\s+(?:now\s+)?(?:no\s+longer\s+(?:true|valid|accurate|correct|right|relevant)|obsolete|outdated|"
+    r"out\s+of\s+date|dead|stale|wrong|invalid|superseded|deprecated)|(?:doesn't|don't|does\s+not|do\s+not)\s+apply)"
+)
+OUTDATED_CLAIM = re.compile(
+    r"(?:^|[.;:!?,]\s+|\b(?:so|and|but)\s+)(?P<name>(?:the|our)\s+(?:(?![.;:!?,](?:\s|$))[^\"“”\n]){2,120}?)\s+"
+    + _OUTDATED
+    + r"\b",
+    re.I,
+)
+# What the inventory reads claimers of this form by, in SQL (the same on PostgreSQL and SQLite): a note noun, then
+# within a clause's length the words that retire it.
+OUTDATED_SQL = (
+    r"(note|lesson|howto|how-to|entry|advice|guide|rule|section|doc|page|tip|instructions|runbook|one)s?[^a-z]"
+    r".{0,160}" + _OUTDATED.replace(r"\s+", " ").replace(r"(?:", "(")
+)
+
+
+def _claimed_names(content: str) -> Iterator[tuple[str, str]]:
+    """(the words of the claim, the name it gives the old lesson) of each unquoted claim of `content`."""
+    for match in NAMED_CLAIM.finditer(content):
+        yield match.group(0), match.group("name")
+    for match in OUTDATED_CLAIM.finditer(content):
+        yield match.group(0).strip(" .;:!?,"), match.group("name")
+
+
 def says_it_replaces(content: str) -> bool:
     """Whether a lesson says it replaces another, quoted or named: it states a change, not the same fact."""
-    return CLAIM.search(content) is not None or any(
-        _named(m.group("name")) for m in NAMED_CLAIM.finditer(content)
-    )
+    return CLAIM.search(content) is not None or any(_named(name) for _, name in _claimed_names(content))
 
 
 def _named(name: str) -> tuple[str, str] | None:
@@ -379,7 +407,7 @@ def _superseded(claimer: Row, target: Row, evidence: dict[str, Any]) -> Proposal
 def superseded(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:
     """Lessons a later lesson says it replaces: by a quoted claim (matched by similarity within the family) or by
     an explicit `supersedes: [scope::key]` written with it (matched by address)."""
-    leads = Q()
+    leads = Q(content__iregex=OUTDATED_SQL)
     for lead in CLAIM_LEADS:
         leads |= Q(content__icontains=lead)
     claimers = _active(account).filter(leads)
@@ -403,12 +431,12 @@ def superseded(account: Account, *, since: datetime | None, examined: Examined) 
 def _named_claims(account: Account, claimer: Row) -> Iterator[Proposal]:
     """The lesson an unquoted claim names: an older lesson of the family with that key, or the one "the … note"
     describes (its words held by that lesson and by no other as well)."""
-    for phrase in NAMED_CLAIM.finditer(claimer.content):
-        named = _named(phrase.group("name"))
+    for phrase, claimed in _claimed_names(claimer.content):
+        named = _named(claimed)
         if named is None:
             continue
         how, name = named
-        evidence: dict[str, Any] = {"phrase": phrase.group(0)[:300]}
+        evidence: dict[str, Any] = {"phrase": phrase[:300]}
         if how == "key":
             targets = _rows(
                 _active(account)
@@ -458,7 +486,9 @@ def expired_ephemera(
     for row in _stream(ephemera_candidates(account.pk, pending)):
         examined.add(Kind.EXPIRED_EPHEMERA, 1)
         match = ephemera_match(row.content, row.kind, row.tags)
-        if match is not None:
+        # A lesson that says it replaces another states a change of practice ("Replacing the sfdx note: we deploy
+        # with sf now"), however momentary its words.
+        if match is not None and not says_it_replaces(row.content):
             age = (now - row.updated_at).days
             why = f"{match.pattern}: “{match.matched}”, last written {age} days ago"
             by_family.setdefault(family_of(row.scope), []).append((row, why))

@@ -175,6 +175,7 @@ REVIEW_STATES = _alternation(
     r"waiting\s+(?:on|for)\s+(?:review|approval|a\s+review)",
     r"in\s+review",
     r"under\s+review",
+    r"out\s+for\s+review",
     r"ready\s+(?:for\s+review|to\s+merge)",
     r"flagged",
     r"lgtm(?:'d|ed)?",
@@ -320,7 +321,8 @@ TEMPORAL_DEIXIS = _alternation(
     r"current\s+(?:pr|mr|build|run|branch|release|sprint|deploy|rotation|pipeline)",
     r"since\s+(?:build|version|release|v)\s*[\d.]+",
     r"since\s+the\s+(?:[\w.-]+\s+){0,3}(?:bump|deploy|release|upgrade|update|merge|rollout|outage|incident|migration|cutover)",
-    r"until\s+the\s+(?:[\w-]+\s+){0,3}(?:finishes|is\s+done|ends|lands|is\s+back|is\s+over|completes|clears|is\s+fixed)",
+    r"until\s+the\s+(?:[\w-]+\s+){0,3}(?:finishes|is\s+done|ends|lands|is\s+back|is\s+over|completes|clears|is\s+fixed|"
+    r"arrives|is\s+replaced|comes\s+back|ships)",
     r"temporarily",
     r"for\s+a\s+bit",
     r"in\s+the\s+meantime",
@@ -493,6 +495,8 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "saturday",
         "sunday",
     ),
+    # "Watching error rate for the next hour": the writer's work for a stretch of time starting now
+    r"^\W*[a-z]+ing\s+[^.;]{0,60}\bfor\s+the\s+next\s+(?:hour|\d+|few|couple|half)": ("next",),
     # "wheels building now", "tp-equities restarting right now": a piece of work under way as the note is written
     r"\b(?!(?:during|nothing|something|anything|everything|morning|evening|thing|string|spring|ring|bring|king|"
     r"ceiling|ping|building|setting|naming|meaning|warning|pricing|logging|routing|tooling|testing|staging|"
@@ -633,7 +637,7 @@ RULE_MARKERS = _alternation(
 )
 # Words of a rule that also sit in statements about a moment ("only hotfixes until Monday"): they keep a sentence
 # from being a status, but beside an anchored status they are about that moment, not a rule.
-WEAK_RULE_MARKERS = _alternation(r"only", r"per\s+the")
+WEAK_RULE_MARKERS = _alternation(r"(?<!the\s)(?<!an\s)only", r"per\s+the")
 # Clauses that state a condition or a time, not an assertion: a state inside one is not asserted.
 SUBORDINATORS = _alternation(
     r"if",
@@ -662,7 +666,7 @@ MODALS = (
     r"(?:must|mustn't|should|shouldn't|shall|can|cannot|can't|could|would|may|might|will|won't|"
     r"needs?\s+to|has\s+to|have\s+to|ought\s+to|to)\s+(?:not\s+)?(?:be|get|stay|go|turn|become|remain|come\s+back)\b"
 )
-GENERIC_DETERMINERS = r"a|an|any|every|each|no|most|some|many|all|other"
+GENERIC_DETERMINERS = r"a|an|any|every|each|no|most|some|many|all|other|nothing|none|nobody|noone"
 # Verbs a sentence of advice starts with.
 IMPERATIVES = _alternation(
     r"use",
@@ -772,6 +776,11 @@ _COPULA_BEFORE = re.compile(
     re.I,
 )
 _SUBORDINATE = re.compile(rf"\b(?:{SUBORDINATORS})\b[^,;:()—–]*", re.I)
+# A relative clause of a kind of thing describes the kind: "A test that fails today but passed yesterday isn't using
+# the fixed clock" (of one thing, "the migration that started at 9 is still running", it stays asserted).
+_KIND_CLAUSE = re.compile(
+    r"\b(?:a|an|any|every|each|no)\s+(?:[\w-]+\s+){0,2}?(?:that|which|who)\b[^,;:()—–]*", re.I
+)
 _CONDITION = re.compile(rf"\b(?:{CONDITIONS})\b", re.I)
 _MODAL_BEFORE = re.compile(rf"\b{MODALS}\s+(?:\w+\s+)?$", re.I)
 _ATTRIBUTIVE_BEFORE = re.compile(r"\b(?:a|an|the|this|that|any|every|each|no)\s+$", re.I)
@@ -796,7 +805,7 @@ _VERB_BEFORE = re.compile(
 _WORD_AFTER = re.compile(
     r"/[a-z]|\s+(?!(?:by|on|in|at|for|from|with|since|to|until|after|because|and|but|so|or|again|today|now|twice|"
     r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for|atm|currently|tonight|until|behind|"
-    r"locally|pending|due|again|here|there)\b)[a-z]",
+    r"locally|pending|due|again|here|there|over)\b)[a-z]",
     re.I,
 )
 # Time words that pin a whole clause to a moment, whatever it states: "Aisha is away this week", "p95 latency is 410 ms
@@ -904,7 +913,10 @@ _GENERIC_BEFORE = re.compile(rf"\b(?:{GENERIC_DETERMINERS})\s+(?:[\w'-]+\s+){{0,
 _HABIT = re.compile(rf"\b(?:{HABIT_MARKERS})\b", re.I)
 # A rule's own words: a requirement wins over any time word ("jobs must be resumable or they get killed overnight").
 _MODAL_RULE = re.compile(
-    r"\b(?:must|mustn't|should|shouldn't|shall|always|required|needs?\s+to\s+be|have\s+to\s+be|has\s+to\s+be)\b",
+    r"\b(?:must|mustn't|should|shouldn't|shall|always|required|needs?\s+to\s+be|have\s+to\s+be|has\s+to\s+be)\b"
+    # "…, so never point a preview at prod": "never" opening a clause is advice, beside any time word
+    r"|(?:^|[,;:]\s*|\b(?:so|and|but|then)\s+)never\s+(?!(?:\w+ed|became|came|got|went|ran|made|took|saw|showed|"
+    r"left|found|sent|began|hit|reached|been)\b)[a-z]",
     re.I,
 )
 _SPECIFIC_BEFORE = re.compile(
@@ -912,7 +924,8 @@ _SPECIFIC_BEFORE = re.compile(
 )
 # A name that can only be one thing ("ingest_events", "build-win-07", "TRANSFORM_XL") right before its verb.
 _NAMED_BEFORE = re.compile(
-    r"(?:(?<![\w.-])[\w.]*[_\d-][\w.-]*|@[\w.-]+|(?-i:\b[A-Z][a-z]+))\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+"
+    r"(?:(?<![\w.-])[\w.]*[_\d-][\w.-]*|@[\w.-]+|(?-i:\b(?!(?:Nothing|None|Nobody|Everything|Something|Anything|"
+    r"Everyone|Someone|Anyone|It|This|That|There)\b)[A-Z][a-z]+))\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+"
     r"(?:\w+\s+)?$",
     re.I,
 )
@@ -923,6 +936,13 @@ _BEHAVIOUR_AFTER = re.compile(
 _IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{IMPERATIVES})\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s*[;\n]+\s*|\s+[—–]\s+")
 _GAP_WORDS = 6
+_PRESENT_PASSIVE_BEFORE = re.compile(r"\b(?:is|are|gets|get)\s+(?:\w+ly\s+)?$", re.I)
+_BEHAVIOUR_PARTICIPLE = re.compile(
+    r"rejected|approved|flagged|merged|closed|skipped|cancell?ed|killed|throttled|locked|evicted|preempted|requeued|"
+    r"aborted",
+    re.I,
+)
+_AGENT_AFTER = re.compile(r"\s+by\s+(?!@|(?-i:[A-Z][a-z]+\b))", re.I)
 # An aside in brackets between a subject and its state: "PR 1187 (power mgmt refactor) blocked on review".
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 # "running" followed by an object is a configuration ("runs Ubuntu 22.04"), not liveness.
@@ -947,7 +967,7 @@ def sentences_of(text: str) -> list[str]:
 
 
 def _subordinate(sentence: str) -> list[tuple[int, int]]:
-    return [match.span() for match in _SUBORDINATE.finditer(sentence)]
+    return [match.span() for match in (*_SUBORDINATE.finditer(sentence), *_KIND_CLAUSE.finditer(sentence))]
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
@@ -979,6 +999,12 @@ def _asserted_states(sentence: str, subordinate: list[tuple[int, int]]) -> list[
             continue  # "the CI job fails on warnings": when it fails, not that it failed
         if state.group(0).lower() == "running" and _OBJECT_AFTER_RUNNING.match(sentence[state.end() :]):
             continue
+        if (
+            _PRESENT_PASSIVE_BEFORE.search(before)
+            and _BEHAVIOUR_PARTICIPLE.fullmatch(state.group(0))
+            and _AGENT_AFTER.match(sentence[state.end() :])
+        ):
+            continue  # "#NOT_REQUIRED is rejected by ATC": what the checker does, not what happened
         found.append(state)
     return found
 
@@ -1138,7 +1164,8 @@ _PLAN = re.compile(
     # "Don't rerun it.", "Do not resume it without Ingrid's sign-off", "DO NOT DEPLOY.": hands off the one thing
     # the status names
     r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+(?:[\w-]+\s+){1,2}?(?:it|them|those\s+\w+|anything)\b"
-    r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+[\w-]+\s*[.!]*\s*$",
+    r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+[\w-]+\s*[.!]*\s*$"
+    r"|^\W*(?:please\s+)?keep\s+an\s+eye\s+on\s+(?:it|them|this)\b",
     re.I,
 )
 

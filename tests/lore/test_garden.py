@@ -163,6 +163,9 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
         "CI is GitHub Actions. This replaces the old Travis note — the .travis.yml is gone.",
         "CI is GitHub Actions. This lesson replaces the old one about the Travis matrix.",
         "CI is GitHub Actions; this overrides the older lesson saying CI runs on Travis.",
+        "CI is GitHub Actions. The old note about the Travis matrix is no longer true.",
+        "CI moved to GitHub Actions, so the Travis matrix note is obsolete.",
+        "Travis is gone, so ignore the 'Travis matrix' note - CI is GitHub Actions.",
     ],
 )
 def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001
@@ -172,6 +175,25 @@ def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) 
     write(account, "repo::acme/lib", "docs", "Docs build with mkdocs on every tag.", age_days=300)
     new = write(account, "repo::acme/lib", "ci-now", claim, age_days=5)
     garden_inventory(account)
+    finding = Finding.objects.get(account=account, kind="superseded")
+    assert members(finding) == {new.key: "keep", old.key: "retire"}
+
+
+def test_a_lesson_that_says_it_replaces_another_is_never_ephemera_however_momentary_its_words(
+    account,
+) -> None:  # noqa: ANN001
+    old = write(
+        account, "repo::acme/lib", "ci-host", "CI runs on Travis; .travis.yml holds the matrix.", age_days=300
+    )
+    new = write(
+        account,
+        "repo::acme/lib",
+        "ci-now",
+        "Replacing the Travis note: CI is running on GitHub Actions now.",
+        age_days=60,
+    )
+    garden_inventory(account)
+    assert not Finding.objects.filter(account=account, kind="expired_ephemera").exists()
     finding = Finding.objects.get(account=account, kind="superseded")
     assert members(finding) == {new.key: "keep", old.key: "retire"}
 

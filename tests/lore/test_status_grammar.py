@@ -393,6 +393,46 @@ PAIRS = [
         "sitemap job missed last night's run",
         "A job that missed its window runs at the next tick.",
     ),
+    (
+        "out for review",
+        "MR !77 (retry budget) out for review with Ola",
+        "Docs MRs go out for review to the tech writers first.",
+    ),
+    (
+        "a state before 'over' is asserted",
+        "ledger export job paused over the holiday",
+        "Paused jobs over 24h old are purged by the reaper.",
+    ),
+    (
+        "'the only' is not a rule word",
+        "perf job queued behind the nightly on the only ARM runner",
+        "Perf jobs queue behind the nightly on the only ARM runner.",
+    ),
+    (
+        "work for a stretch starting now",
+        "Watching p99 for the next hour after the flip.",
+        "Watching p99 is the release captain's job.",
+    ),
+    (
+        "a negation is not a name",
+        "Ingest is stuck.",
+        "Nothing is stuck.",
+    ),
+    (
+        "a relative clause of a kind of thing",
+        "the migration that started at 9 is still running",
+        "A test that fails today but passed yesterday isn't using the fixed clock.",
+    ),
+    (
+        "'never' opening a clause is advice beside any time word",
+        "The preview for PR 88 is currently down.",
+        "Previews are public URLs; currently there is no auth in front of them, so never point one at prod.",
+    ),
+    (
+        "a present passive with an agent is a behaviour",
+        "MR !301 was rejected by the merge bot",
+        "#NOT_REQUIRED is rejected by ATC.",
+    ),
 ]
 
 
@@ -418,6 +458,13 @@ def test_advice_beside_an_anchored_status_is_about_that_moment_and_beside_an_una
         is not None
     )
     assert ephemera_match("The staging server is down. Restart it with the runbook's second step.") is None
+
+
+def test_a_time_clause_or_a_watch_beside_a_status_anchors_it_in_its_moment() -> None:
+    assert ephemera_match("rig-4 down, fan dead. HIL only on rig-1 until the spare arrives") is not None
+    assert ephemera_match("rig-4 down, fan dead. HIL only on rig-1.") is None
+    assert ephemera_match("orders-sync worker lagging. Keep an eye on it.") is not None
+    assert ephemera_match("orders-sync worker lagging. Restart it from the runbook.") is None
 
 
 def test_a_prohibition_about_the_thing_a_status_names_anchors_that_status_in_its_moment() -> None:
