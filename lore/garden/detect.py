@@ -20,6 +20,7 @@ from lore.garden.text import (
     jaccard,
     numbers_of,
     overlap,
+    root_of,
     shingles,
     title_words,
     words_of,
@@ -47,7 +48,16 @@ CLAIM = re.compile(r"\b(supersedes|replaces)\s*:?\s*[\"“”']([^\"“”\n]{3,
 # integration-tests-localdb: …") or as "the … note" ("Replaces the yarn-classic note", "supersedes the deploy.sh
 # howto"). The name runs to the end of the clause (a stop, colon or semicolon before a space, or the end).
 # The words an unquoted claim begins with; the inventory reads only lessons holding one of them.
-CLAIM_LEADS = ("supersedes", "replaces", "replacing", "overrides", "update to", "correction to", "ignore the")
+CLAIM_LEADS = (
+    "supersedes",
+    "replaces",
+    "replacing",
+    "overrides",
+    "update to",
+    "correction to",
+    "ignore the",
+    "forget the",
+)
 NAMED_CLAIM = re.compile(
     r"\b(?:" + "|".join(lead.replace(" ", r"\s+") for lead in CLAIM_LEADS) + r")\s*:?\s+"
     # a name that is all one quotation is the quoted claim's (CLAIM); "ignore the 'atlantis plan' note" is named
@@ -360,13 +370,20 @@ def _why_alike(alike: Likeness) -> str:
 # ---------------------------------------------------------------- superseded
 
 
+def _claim_words(text: str, extra: Iterable[str] = ()) -> frozenset[str]:
+    """The roots of a claim's (or a lesson's) words, a path or "A/B" read as its parts: a claim names the old
+    lesson in its own inflections ("hand-rotating" / "rotated by hand", "Makefile/luarocks" / "Makefile +
+    luarocks")."""
+    return frozenset(root_of(word) for word in [*extra, *words_of(text.replace("/", " "))])
+
+
 def claim_target(
     account: Account, claimer: Row, claim: str, *, min_words: int = 2
 ) -> tuple[Row, float] | None:
     """The one older lesson of the claimer's family that the quoted claim names, or None (no match, or two
     equally good ones: no proposal rather than a guess). A claim that names "the … note" may be one word long
     ("the Travis note"): the tie rule then asks that no other older lesson of the family holds it."""
-    claim_words = frozenset(words_of(claim))
+    claim_words = _claim_words(claim)
     if len(claim_words) < min_words or not claim_words:
         return None
     longest = max(claim_words, key=len)
@@ -379,7 +396,7 @@ def claim_target(
     )
     scored = sorted(
         (
-            (containment(claim_words, frozenset(title_words(row.key) + words_of(row.content))), row)
+            (containment(claim_words, _claim_words(row.content, title_words(row.key))), row)
             for row in candidates
             if claim.lower() not in row.content.lower() or not CLAIM.search(row.content)
         ),

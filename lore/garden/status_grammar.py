@@ -171,7 +171,7 @@ REVIEW_STATES = _alternation(
     r"changes?\s+requested",
     r"requested\s+changes",
     r"needs?\s+(?:rebase|review|work|a\s+rebase|a\s+review)",
-    r"awaiting\s+(?:review|approval)",
+    r"awaiting\s+(?:[\w@'.-]+\s+){0,2}?(?:review|approval|sign-?off)",
     r"waiting\s+(?:on|for)\s+(?:review|approval|a\s+review)",
     r"in\s+review",
     r"under\s+review",
@@ -279,7 +279,7 @@ RUN_STATES = _alternation(
 )
 # States that are a property when unanchored ("the suite is flaky on CI") and a status only with a time word.
 TEMPORAL_ONLY_STATES = _alternation(
-    r"flaky", r"slow", r"noisy", r"busy", r"pass(?:es)?", r"fail(?:s)?", r"on[\s-]call"
+    r"flaky", r"slow", r"sluggish", r"laggy", r"noisy", r"busy", r"pass(?:es)?", r"fail(?:s)?", r"on[\s-]call"
 )
 STATES = _alternation(CI_STATES, REVIEW_STATES, RUN_STATES, TEMPORAL_ONLY_STATES)
 
@@ -306,7 +306,9 @@ TEMPORAL_DEIXIS = _alternation(
     rf"since\s+(?:{_WEEKDAY}|last\s+\w+)",
     r"(?:today's|tonight's|this\s+morning's|yesterday's)",
     r"until\s+(?:then|it's\s+back|it\s+is\s+back)",
-    r"until\s+(?:it|that|this|they)\s+(?:finishes|is\s+done|completes|lands|is\s+back|ends|clears|recovers|confirms)",
+    r"(?:until|till)\s+(?:it|that|this|they)\s+(?:finishes|is\s+done|completes|lands|is\s+back|ends|clears|recovers|"
+    r"confirms)",
+    r"(?:until|till)\s+(?:it's|it\s+is|they're|they\s+are)\s+(?:finished|done|over|back|through)",
     r"for\s+now",
     r"for\s+the\s+(?:moment|night|day)",
     r"while\s+(?:we|i|they|someone)\b",
@@ -422,7 +424,7 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "half",
     ),
     # "step 5 of 9", "day 9 of 14"
-    r"\b(?:step|day|week|shard|batch|wave|phase)\s+\d+\s*(?:of|/)\s*\d+": (
+    r"\b(?:step|day|week|shard|batch|wave|phase|cycle)\s+\d+\s*(?:of|/)\s*\d+": (
         "step",
         "day",
         "week",
@@ -430,6 +432,7 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "batch",
         "wave",
         "phase",
+        "cycle",
     ),
     # "41% done", "ETA ~6h": how far a piece of work has got, and how long it has to go
     r"\b\d{1,3}(?:\.\d+)?\s*%\s+(?:done|complete|completed|finished|migrated|uploaded|rolled\s+out)\b": (
@@ -664,7 +667,8 @@ CONDITIONS = r"if|when|whenever|unless|in\s+case|without\s+(?:it|this|that|them)
 # A modal before a state makes it a requirement, not a status: "must be green", "needs to be approved".
 MODALS = (
     r"(?:must|mustn't|should|shouldn't|shall|can|cannot|can't|could|would|may|might|will|won't|"
-    r"needs?\s+to|has\s+to|have\s+to|ought\s+to|to)\s+(?:not\s+)?(?:be|get|stay|go|turn|become|remain|come\s+back)\b"
+    r"needs?\s+to|has\s+to|have\s+to|ought\s+to|to)\s+(?:(?:not|still|also|even|sometimes|easily|never|briefly)\s+)?"
+    r"(?:be|get|stay|go|turn|become|remain|come\s+back)\b"
 )
 GENERIC_DETERMINERS = r"a|an|any|every|each|no|most|some|many|all|other|nothing|none|nobody|noone"
 # Verbs a sentence of advice starts with.
@@ -794,7 +798,8 @@ _NOUN_AFTER = re.compile(
 ADJECTIVE_STATES = (
     r"green|red|yellow|pending|offline|draft|open|stuck|idle|alive|dead|down|broken|frozen|flaky|slow|unstable|"
     r"degraded|unresponsive|busy|running|hung|locked|read-only|queued|blocked|stalled|paused|disabled|"
-    r"cordoned|drained|suspended|stale"
+    r"cordoned|drained|suspended|stale|merged|cancell?ed|closed|approved|rejected|skipped|aborted|"
+    r"reverted|abandoned|succeeded"
 )
 _ADJECTIVE = re.compile(rf"(?:{ADJECTIVE_STATES})", re.I)
 _VERB_BEFORE = re.compile(
@@ -903,6 +908,8 @@ _HABITUAL = re.compile(
     r"(?:\d|one|two|three|four|five|six|several|all|every|each|the|a|an)\b",
     re.I,
 )
+# "not today's date (export date)": today's date as a value a thing holds, not the moment of writing.
+_DAY_AS_VALUE = re.compile(r"\b(?:today's|tonight's|yesterday's)\s+(?:date|time|timestamp)\b", re.I)
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*?'(?!\w)|\"[^\"]*\"|“[^”]*”|‘[^’]*’|`[^`]*`")
 _WHILE_WE = re.compile(r"\bwhile\s+(?:we|i|they|someone)\b", re.I)
 # A job in progress right now: "p4 server is taking a checkpoint right now".
@@ -1048,6 +1055,7 @@ def _plain(sentence: str) -> str:
     """The sentence with quoted words and capitalised time words blanked (same length): a quoted 'At the moment' or
     "the Today view" is a name, not deixis."""
     blanked = _QUOTED.sub(lambda m: " " * len(m.group(0)), sentence)
+    blanked = _DAY_AS_VALUE.sub(lambda m: " " * len(m.group(0)), blanked)
     return re.sub(
         r"(?<=\S\s)(?-i:Today|Tonight|Now|Currently|Still|Overnight)\b",
         lambda m: " " * len(m.group(0)),
@@ -1145,7 +1153,7 @@ def status_verdict(sentence: str) -> Verdict | None:
 def rule_sentence(sentence: str, *, any_time: bool = False) -> bool:
     """A rule or a habit: a sentence holding a rule marker (must, never, usually, we now…) and no time word
     (whose "never" is about the moment); `any_time` leaves the time word out of it. A question is not a rule."""
-    if sentence.rstrip().endswith("?"):
+    if sentence.rstrip().endswith("?") or re.search(_TODO, sentence, re.I):
         return False
     return _RULE.search(sentence) is not None and (any_time or not _TEMPORAL.search(sentence))
 
@@ -1157,6 +1165,7 @@ def weak_sentence(sentence: str) -> bool:
     return bool(weak) and not _TEMPORAL.search(sentence)
 
 
+_TODO = r"^\W*(?-i:[A-Z][\wà-ÿ]+|@[\w.-]+)\s+needs\s+to\s+[\w-]+\s+(?:it|them|this|that)\b"
 # Someone's next step or a question about the moment: "I'll run them after the 5pm edition", "Who's on this?".
 _PLAN = re.compile(
     r"^\W*(?:i'll|i\s+will|we'll|we\s+will|will\s+(?:look|check|retry|try|run|ping)|going\s+to|gonna|"
@@ -1165,7 +1174,9 @@ _PLAN = re.compile(
     # the status names
     r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+(?:[\w-]+\s+){1,2}?(?:it|them|those\s+\w+|anything)\b"
     r"|^\W*(?:please\s+)?(?:don't|do\s+not)\s+[\w-]+\s*[.!]*\s*$"
-    r"|^\W*(?:please\s+)?keep\s+an\s+eye\s+on\s+(?:it|them|this)\b",
+    r"|^\W*(?:please\s+)?keep\s+an\s+eye\s+on\s+(?:it|them|this)\b"
+    # someone's next step on the thing: "Léa needs to click it"
+    r"|" + _TODO,
     re.I,
 )
 

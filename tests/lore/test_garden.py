@@ -166,6 +166,8 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
         "CI is GitHub Actions. The old note about the Travis matrix is no longer true.",
         "CI moved to GitHub Actions, so the Travis matrix note is obsolete.",
         "Travis is gone, so ignore the 'Travis matrix' note - CI is GitHub Actions.",
+        "CI is GitHub Actions. Forget the Travis/matrix note.",
+        "CI is GitHub Actions; this supersedes the note about Travis holding the matrix.",
     ],
 )
 def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001

@@ -433,6 +433,46 @@ PAIRS = [
         "MR !301 was rejected by the merge bot",
         "#NOT_REQUIRED is rejected by ATC.",
     ),
+    (
+        "a modal with an adverb before the state",
+        "the ingest rig is idle right now",
+        "A rig showing 'running' can still be idle: the status is its last heartbeat.",
+    ),
+    (
+        "today's date is a value, not the moment",
+        "today's import has 40 rejected rows",
+        "The date printed on invoices is the billing date, not today's date (print date).",
+    ),
+    (
+        "a participle before a noun describes it",
+        "PR 4411 merged, deploy pending",
+        "Release notes are still built from merged PR titles.",
+    ),
+    (
+        "cycle N of M",
+        "rig 2 at cycle 300/1000",
+        "Rigs run 1000 cycles per test, about 300 per day.",
+    ),
+    (
+        "till it's finished",
+        "migration 0091 running on prod. Keep deploys off till it's finished.",
+        "migration 0091 running on prod. Keep deploys off while migrations run.",
+    ),
+    (
+        "awaiting someone's review",
+        "PR #219 awaiting Hana's review",
+        "A PR awaiting Hana's review for a week gets a reminder from the bot.",
+    ),
+    (
+        "sluggish with a time word",
+        "search sluggish atm",
+        "Search is sluggish on cold caches.",
+    ),
+    (
+        "someone's next step on the thing",
+        "release workflow on hold at approve-prod since Friday; Léa needs to click it",
+        "The release workflow holds at approve-prod; the release manager needs to click it.",
+    ),
 ]
 
 
