@@ -40,8 +40,10 @@ def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
 # "Evaluation"). Strict: when a change meets one, its test passes unexpectedly and fails, so this list is kept true.
 HELD_OUT_MISSES = {
-    "recall of lightly edited duplicates": "0.455, 10 of 22 (target ≥ 0.9)",
-    "recall of expired ephemera": "0.786, 33 of 42 (target ≥ 0.85)",
+    "precision of expired ephemera": "0.947, 36 of 38 (target ≥ 0.95)",
+    "durable look-alikes flagged": "1 of 50 (target 0)",
+    "precision of possible duplicates": "0.778, 14 of 18 (target ≥ 0.8)",
+    "recall of paraphrases": "0.50, 9 of 18 (target ≥ 0.6)",
 }
 TARGET_NAMES = [*TARGETS, *SEMANTIC_TARGETS]
 
@@ -69,12 +71,12 @@ def test_the_gardener_recognises_most_statuses_of_the_development_corpus_and_fla
 ) -> None:
     """The development figures the grammar was tuned to (a training score, a guard against regressions)."""
     result = evaluations["development"]
-    assert result["precision"]["expired_ephemera"] == 1.0 and result["recall"]["expired_ephemera"] >= 0.8
-    assert result["must_not_flag"]["flagged"] == 0 and result["must_not_flag"]["ephemera_lookalikes"] >= 400
+    assert result["precision"]["expired_ephemera"] == 1.0 and result["recall"]["expired_ephemera"] >= 0.88
+    assert result["must_not_flag"]["flagged"] == 0 and result["must_not_flag"]["ephemera_lookalikes"] >= 1000
     for figure in ("near_duplicate", "superseded"):
         assert result["precision"][figure] == 1.0
-    # Edited copies of the two retired held-out sets include heavier rewordings (their writers' "edited")
-    assert result["recall"]["verbatim"] == 1.0 and result["recall"]["edited"] >= 0.88
+    # Edited copies of the retired round-four held-out sets include heavier rewordings (their writers' "edited")
+    assert result["recall"]["verbatim"] == 1.0 and result["recall"]["edited"] >= 0.95
 
 
 def test_the_findings_pages_figures_are_the_ones_the_code_earns(evaluations) -> None:  # noqa: ANN001
