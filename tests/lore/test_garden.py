@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.utils import timezone
 
-from bench.garden_eval import CORPORA, corpus_load
+from bench.garden_eval import CORPORA, corpus_load, corpus_rows
 from lore.garden.apply import (
     FindingNotOpen,
     FindingOverCap,
@@ -14,6 +16,7 @@ from lore.garden.apply import (
     finding_dismiss,
     finding_undo,
 )
+from lore.garden.detect import OUTDATED_CLAIM, OUTDATED_WORDS
 from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.inventory import GardenRunPending, garden_inventory
 from lore.garden.signatures import BANDS
@@ -198,6 +201,21 @@ def test_a_lesson_that_says_it_replaces_another_is_never_ephemera_however_moment
     assert not Finding.objects.filter(account=account, kind="expired_ephemera").exists()
     finding = Finding.objects.get(account=account, kind="superseded")
     assert members(finding) == {new.key: "keep", old.key: "retire"}
+
+
+def test_every_claim_that_an_old_note_no_longer_holds_holds_a_word_the_index_finds_it_by() -> None:
+    claims = [
+        "The old note about Travis is no longer true.",
+        "so the Solr 8 / dismax note is obsolete",
+        "The note about /var/log/app.log is out of date - nothing writes it.",
+        "The old `make dist` instructions don't apply anymore.",
+        "The runbook entry on failover is now deprecated.",
+        *(row["content"] for files in CORPORA.values() for row in corpus_rows(files)),
+    ]
+    held = [claim for claim in claims if OUTDATED_CLAIM.search(claim)]
+    assert len(held) >= 5
+    for claim in held:
+        assert set(re.findall(r"[a-z]+", claim.lower())) & set(OUTDATED_WORDS), claim
 
 
 def test_an_unquoted_claim_that_names_no_lesson_or_two_proposes_nothing(account) -> None:  # noqa: ANN001
