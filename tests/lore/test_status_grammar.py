@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lore.garden.ephemera import ephemera_match
-from lore.garden.status_grammar import status_verdict
+from lore.garden.status_grammar import SENTENCE_MAX, status_verdict
 
 # (rule or vocabulary, a sentence the grammar calls a status (with the rule that fires), a look-alike it must not)
 PAIRS = [
@@ -527,3 +527,11 @@ def test_a_lesson_of_a_durable_kind_is_never_ephemera() -> None:
     assert ephemera_match("The mirror is down right now.", kind="note") is not None
     for kind in ("decision", "convention", "fact"):
         assert ephemera_match("The mirror is down right now.", kind=kind) is None
+
+
+def test_a_sentence_longer_than_any_status_is_read_as_no_status() -> None:
+    status = "the nightly build is red on main right now"
+    assert status_verdict(status) is not None
+    padded = status + ", and " + "the runner keeps running for " * (SENTENCE_MAX // 20)
+    assert len(padded) > SENTENCE_MAX and status_verdict(padded) is None
+    assert ephemera_match(padded) is None
