@@ -262,6 +262,14 @@ GARDEN_BUCKET_MAX = Limit(
     setting="LORE_GARDEN_BUCKET_MAX",
     why="pairwise checks are bounded; the rest of a bigger group is taken by a later inventory",
 )
+GARDEN_SENTENCE_MAX = Limit(
+    "GARDEN_SENTENCE_MAX",
+    600,
+    "characters",
+    "of one sentence the status grammar reads",
+    why="a longer sentence is read as no status (the longest of the labelled corpora is 195): the grammar's work on "
+    "a sentence grows with the square of its length",
+)
 GARDEN_CLAIMS_MAX = Limit(
     "GARDEN_CLAIMS_MAX",
     5000,

@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lore.limits import GARDEN_SENTENCE_MAX
+
 
 def _alternation(*phrases: str) -> str:
     return "|".join(phrases)
@@ -1086,16 +1088,12 @@ def _plain(sentence: str) -> str:
     )
 
 
-# A status is a short statement: the longest sentence of the labelled corpora, status or not, is 195 characters.
-# A sentence longer than this is read as no status at all, which also bounds the grammar's work on one sentence
-# (several of its tests look back from each state to the sentence's start: quadratic in a sentence's length, some
-# seconds for a 24,000-character run of "running for").
-SENTENCE_MAX = 600
-
-
 def status_verdict(sentence: str) -> Verdict | None:
-    """Why `sentence` states a momentary status, or None (the grammar is the module docstring)."""
-    if len(sentence) > SENTENCE_MAX:
+    """Why `sentence` states a momentary status, or None (the grammar is the module docstring). A status is a short
+    statement: a sentence longer than GARDEN_SENTENCE_MAX is read as no status at all, which also bounds the
+    grammar's work on one sentence (several of its tests look back from each state to the sentence's start:
+    quadratic in its length, some seconds for a 24,000-character run of "running for")."""
+    if len(sentence) > GARDEN_SENTENCE_MAX.value:
         return None
     sentence = _plain(sentence)
     subordinate = _subordinate(sentence)

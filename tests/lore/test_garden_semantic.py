@@ -23,7 +23,10 @@ from tests.lore.garden_helpers import write
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 LOG = "Services log one JSON object per line so the collector can parse fields without regexes."
-LOG_SAID_OTHERWISE = "Each service writes a single JSON object per log line so fields parse without regexes."
+# In other words than the shingles or the reworded-copy measure can see (words shared: Jaccard 0.32), the same fact.
+LOG_SAID_OTHERWISE = (
+    "Logging is newline-delimited JSON from every service, which the collector parses field by field with no regexes."
+)
 needs_model = pytest.mark.skipif(
     not embeddings_module.model_installed(), reason="the `semantic` extra (wordllama) is not installed"
 )

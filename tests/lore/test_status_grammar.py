@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from lore.garden.ephemera import ephemera_match
-from lore.garden.status_grammar import SENTENCE_MAX, status_verdict
+from lore.garden.status_grammar import status_verdict
+from lore.limits import GARDEN_SENTENCE_MAX
 
 # (rule or vocabulary, a sentence the grammar calls a status (with the rule that fires), a look-alike it must not)
 PAIRS = [
@@ -532,6 +533,6 @@ def test_a_lesson_of_a_durable_kind_is_never_ephemera() -> None:
 def test_a_sentence_longer_than_any_status_is_read_as_no_status() -> None:
     status = "the nightly build is red on main right now"
     assert status_verdict(status) is not None
-    padded = status + ", and " + "the runner keeps running for " * (SENTENCE_MAX // 20)
-    assert len(padded) > SENTENCE_MAX and status_verdict(padded) is None
+    padded = status + ", and " + "the runner keeps running for " * (GARDEN_SENTENCE_MAX.value // 20)
+    assert len(padded) > GARDEN_SENTENCE_MAX.value and status_verdict(padded) is None
     assert ephemera_match(padded) is None
