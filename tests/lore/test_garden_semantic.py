@@ -24,9 +24,7 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 LOG = "Services log one JSON object per line so the collector can parse fields without regexes."
 # In other words than the shingles or the reworded-copy measure can see (words shared: Jaccard 0.32), the same fact.
-LOG_SAID_OTHERWISE = (
-    "Logging is newline-delimited JSON from every service, which the collector parses field by field with no regexes."
-)
+LOG_SAID_OTHERWISE = "Logging is newline-delimited JSON from every service, which the collector parses field by field with no regexes."
 needs_model = pytest.mark.skipif(
     not embeddings_module.model_installed(), reason="the `semantic` extra (wordllama) is not installed"
 )
