@@ -169,3 +169,35 @@ def test_an_archive_batch_takes_its_row_locks_in_id_order(account: Account) -> N
         holder.join(30)
         runner.join(30)
     assert Lesson.objects.filter(archived_by_run=run).count() == 6
+
+
+def test_a_runs_batches_commit_without_waiting_for_the_disk_and_its_last_write_waits(
+    account: Account,
+) -> None:
+    """A batch's commit does not wait for its WAL to reach the disk (a crash loses whole batches, never part of
+    one: the next run completes the job); the run's final status does wait, which flushes every batch before it,
+    so a run reported done or an undo reported finished is on disk. The same for an undo's batches."""
+    LessonFactory.create_batch(5, account=account)
+    seen: list[tuple[str, str]] = []
+
+    def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
+        if sql.startswith('UPDATE "policies_policyrun" SET'):
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW synchronous_commit")
+                seen.append((sql.split('" SET "')[1].split('"')[0], cursor.fetchone()[0]))
+        return execute(sql, params, many, context)
+
+    run = grooming.run_start(account=account, rule=RULE, trigger=PolicyRun.Trigger.MANUAL)
+    with connection.execute_wrapper(wrapper):
+        run = grooming.run_execute(run.pk, batch_size=2)
+    # Claimed (status), matched counted, three batches, done.
+    assert seen == [("status", "on"), ("matched", "on"), *[("archived", "off")] * 3, ("status", "on")]
+    assert run.archived == 5
+
+    seen.clear()
+    with connection.execute_wrapper(wrapper):
+        assert grooming.run_undo(run) == 5
+    assert seen == [("restored", "off")]
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
