@@ -30,6 +30,7 @@ from lore.limits import ARCHIVE_BATCH
 from lore.models import Account, Activity, Lesson, LessonEvent, LessonTag, ReadEvent
 from lore.reads import lesson_exact, reads_record
 from lore.vacuum import lessons_vacuum_soon
+from lore.value_counts import state_moves_columns, state_moves_counted
 
 Action = LessonEvent.Action
 
@@ -318,6 +319,9 @@ def lessons_with_ids(ids: Sequence[int]) -> QuerySet[Lesson]:
 # the next run or Undo completes the job. The run's final status and an undo's activity row commit with the wait,
 # and a commit that waits flushes every commit before it, so a run reported done is on disk.
 _BULK_BATCH = "SET LOCAL synchronous_commit = off"
+# What an archive or restore batch returns of its changed lessons: the id for its audit row, the counted columns
+# for the count changes it appends itself (lore.value_counts.state_moves_counted).
+_CHANGED_COLUMNS = ", ".join(f'"{Lesson._meta.db_table}"."{c}"' for c in ("id", *state_moves_columns()))
 
 
 def lessons_archive_batch(
@@ -334,7 +338,8 @@ def lessons_archive_batch(
     how many were archived.
 
     On PostgreSQL the batch is one statement: `UPDATE … WHERE id = ANY(ids) AND <guard> RETURNING` → INSERT of
-    the audit row. The UPDATE locks what it changes and, on a row another client changed meanwhile, re-checks
+    the count changes of the lessons it archived (lore.value_counts.state_moves_counted: active → archived,
+    nothing else changes) and of the audit row. The UPDATE locks what it changes and, on a row another client changed meanwhile, re-checks
     the guard on the newest version (READ COMMITTED), so the re-check stays atomic without a locking SELECT
     first (a LockRows pass and a second primary-key lookup per lesson: a tenth of an archive batch, issue 29).
     It still takes its row locks in id order, like every statement that changes many lessons
@@ -368,7 +373,8 @@ def lessons_archive_batch(
         cursor.execute(f"{_BULK_BATCH}; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off")
         cursor.execute(
             f"""
-            WITH changed AS ({change} RETURNING "{table}"."id", "{table}"."account_id"),
+            WITH changed AS ({change} RETURNING {_CHANGED_COLUMNS}),
+            {state_moves_counted("changed", archived_before=False)},
             logged AS (
                 INSERT INTO {BATCHES} ({BATCH_COLUMNS})
                 SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
@@ -389,11 +395,13 @@ def _batch_one_statement(
     limit: int,
     event: tuple[str, str, int | None, str, datetime],
 ) -> tuple[int | None, int, int | None]:
-    """PostgreSQL: one batch of a bulk archive or restore as one statement. The first `limit` lessons of
-    `picking` (id order) are locked, those of them `changing` still describes get `values`, and each changed
-    batch gets its audit event `event` (action, actor, run, detail, at), one row holding the changed ids — as
-    CTEs: pick → UPDATE … RETURNING → INSERT of the batch's event (lore.events). No id list crosses the wire and nothing is read twice. Returns (the last id picked,
-    None when nothing was left; how many changed; the lowest id changed)."""
+    """PostgreSQL: one batch of a bulk restore as one statement. The first `limit` lessons of `picking` (id
+    order) are locked, those of them `changing` still describes get `values` (archived → active, nothing else),
+    their count changes are appended by the statement itself (lore.value_counts.state_moves_counted), and each
+    changed batch gets its audit event `event` (action, actor, run, detail, at), one row holding the changed ids
+    — as CTEs: pick → UPDATE … RETURNING → INSERT of the counts and the batch's event (lore.events). No id list
+    crosses the wire and nothing is read twice. Returns (the last id picked, None when nothing was left; how many
+    changed; the lowest id changed)."""
     with transaction.atomic():
         picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
         update: UpdateQuery = changing.filter(pk__in=RawSQL('SELECT "pk" FROM picked', ())).query.chain(
@@ -401,13 +409,13 @@ def _batch_one_statement(
         )  # type: ignore[assignment]
         update.add_update_values(values)
         change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
-        table = Lesson._meta.db_table
         with connection.cursor() as cursor:
             cursor.execute(_BULK_BATCH)
             cursor.execute(
                 f"""
                 WITH picked AS ({picked}),
-                changed AS ({change} RETURNING "{table}"."id", "{table}"."account_id"),
+                changed AS ({change} RETURNING {_CHANGED_COLUMNS}),
+                {state_moves_counted("changed", archived_before=True)},
                 logged AS (
                     INSERT INTO {BATCHES} ({BATCH_COLUMNS})
                     SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
