@@ -9,7 +9,9 @@ batch of 2,000 lessons appended ~1,600 rows of one change each, two index entrie
 are written by the statement that changed the lessons, in its transaction, so every snapshot that sees a lesson
 sees its count: the sums are exact, whatever the isolation, with no lock taken (rows are only ever appended,
 never updated in place, so writers of the same value never wait for each other). Readers sum the kept
-`LessonValueCount` rows and the packed changes together through one view (VIEWS). `value_counts_fold` moves the
+`LessonValueCount` rows and the packed changes together through one view (VIEWS). An archive or restore batch
+appends the same packed rows itself, from the lessons its UPDATE returned, and its trigger steps aside
+(`state_moves_counted`, issue 29). `value_counts_fold` moves the
 packed changes into kept rows and replaces the rows of a key by their sum, in one transaction (sum-preserving,
 so a reader before or after it reads the same number, and a fold that dies changes nothing); beat runs it every
 minute and a read that summed many rows runs it too (VALUE_COUNTS_FOLD_AFTER).
