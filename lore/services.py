@@ -339,9 +339,10 @@ def lessons_archive_batch(
 
     On PostgreSQL the batch is one statement: `UPDATE … WHERE id = ANY(ids) AND <guard> RETURNING` → INSERT of
     the count changes of the lessons it archived (lore.value_counts.state_moves_counted: active → archived,
-    nothing else changes) and of the audit row. The UPDATE locks what it changes and, on a row another client changed meanwhile, re-checks
-    the guard on the newest version (READ COMMITTED), so the re-check stays atomic without a locking SELECT
-    first (a LockRows pass and a second primary-key lookup per lesson: a tenth of an archive batch, issue 29).
+    nothing else changes) and of the audit row. The UPDATE locks what it changes and, on a row another client
+    changed meanwhile, re-checks the guard on the newest version (READ COMMITTED), so the re-check stays atomic
+    without a locking SELECT first (a LockRows pass and a second primary-key lookup per lesson: 13 of 68 ms of an
+    archive batch of 2,000 at 1M, issue 29).
     It still takes its row locks in id order, like every statement that changes many lessons
     (`_locked_in_id_order`): a B-tree scan of `id = ANY(…)` returns the rows in key order, and the heap-order
     scans (sequential, bitmap) are switched off for the batch's transaction so the planner cannot pick one.

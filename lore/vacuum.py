@@ -43,8 +43,8 @@ def lessons_vacuum_soon(changed: int) -> bool:
 def _wal_flushed(cursor: CursorWrapper, *, within: float = 2.0) -> None:
     """Wait (up to `within` seconds) until the WAL written so far is on disk. Archive and restore batches commit
     without waiting for it (lore.services._BULK_BATCH), and VACUUM marks a page all-visible only once the commits
-    of its rows are flushed (it may not set their hint bits before): right after an undo it left a third of the
-    pages unmarked. PostgreSQL's WAL writer flushes them within a few wal_writer_delay (200 ms by default)."""
+    of its rows are flushed (it may not set their hint bits before): right after an undo it left a third of a
+    test's pages unmarked. PostgreSQL's WAL writer flushes them within a few wal_writer_delay (200 ms by default)."""
     cursor.execute("SELECT pg_current_wal_insert_lsn()")
     written = cursor.fetchone()[0]
     deadline = time.monotonic() + within
