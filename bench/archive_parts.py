@@ -65,7 +65,12 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-_EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lessons, first_lesson_id\s*\)", re.S)
+_EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lessons(, first_lesson_id)?\s*\)", re.S)
+# The batch statements: the archive's (one UPDATE, issue 29) and the restore's (a locking pick first).
+_BATCH_STATEMENTS = ("WITH picked AS", "WITH changed AS")
+# The CTEs with which a batch counts its own lessons (lore.value_counts.state_moves_counted); without them the
+# statement's UPDATE trigger counts them.
+_SELF_COUNTED = re.compile(r"flagged AS \(.*?\bpaged AS \(.*?RETURNING 1\),\s*", re.S)
 # Issue 29 measured against what it replaced: an audit event per lesson (what the batch statement wrote before).
 _PER_LESSON_LOGGED = (
     "logged_each AS (INSERT INTO lore_lessonevent (account_id, lesson_id, action, actor, run_id, detail, at) "
@@ -76,14 +81,17 @@ _NOT_LOGGED = "logged AS (SELECT count(*) AS lessons, min(id) AS first_lesson_id
 
 
 @contextmanager
-def _rewritten(*, events: bool = True, lock: bool = True, per_lesson_events: bool = False) -> Iterator[None]:
+def _rewritten(
+    *, events: bool = True, lock: bool = True, per_lesson_events: bool = False, counted_here: bool = True
+) -> Iterator[None]:
     """The product's batch statement without its audit event (the changed ids stand in for the logged ones),
-    without its explicit row lock (the UPDATE still locks what it changes), or with an audit event per lesson as
-    before issue 29: measurement only, what each costs."""
+    without its explicit row lock (the UPDATE still locks what it changes), with an audit event per lesson as
+    before issue 29, or without counting its own lessons (the UPDATE trigger counts them, as before issue 29's
+    third pass): measurement only, what each costs."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
-        if sql.lstrip().startswith("WITH picked AS"):
+        if sql.lstrip().startswith(_BATCH_STATEMENTS):
             if per_lesson_events:
                 sql, n = _EVENTS_INSERT.subn(_PER_LESSON_LOGGED, sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
@@ -91,7 +99,10 @@ def _rewritten(*, events: bool = True, lock: bool = True, per_lesson_events: boo
                 sql, n = _EVENTS_INSERT.subn(_NOT_LOGGED, sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
                 params = list(params)[:-5]  # the event's five values
-            if not lock:
+            if not counted_here:
+                sql, n = _SELF_COUNTED.subn("", sql)
+                assert n == 1, "the batch statement changed: update bench/archive_parts.py"
+            if not lock and sql.lstrip().startswith("WITH picked AS"):
                 assert " FOR UPDATE" in sql
                 sql = sql.replace(" FOR UPDATE", "", 1)
         return execute(sql, params, many, context)
@@ -107,7 +118,7 @@ def _explaining(into: list[dict[str, Any]]) -> Iterator[None]:
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
-        if not sql.lstrip().startswith("WITH picked AS"):
+        if not sql.lstrip().startswith(_BATCH_STATEMENTS):
             return execute(sql, params, many, context)
         cursor = context["cursor"]
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS, WAL, FORMAT JSON) " + sql, params)
@@ -115,6 +126,8 @@ def _explaining(into: list[dict[str, Any]]) -> Iterator[None]:
         plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]
         into.append(plan)
         rows = _changed_rows(plan)
+        if sql.lstrip().startswith("WITH changed AS"):
+            return cursor.execute("SELECT %s", [rows])
         return cursor.execute("SELECT 0, %s, NULL", [rows])
 
     with connection.execute_wrapper(wrapper):
@@ -246,9 +259,10 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
     from lore.models import Account, Lesson, LessonEvent, LessonEventBatch
     from lore.services import (
         _RESTORED,
+        _archivable,
         _batch_one_statement,
         candidate_ids,
-        lessons_archive_next,
+        lessons_archive_batch,
         lessons_with_ids,
     )
     from lore.vacuum import lessons_vacuum
@@ -264,34 +278,37 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
     ids = list(candidate_ids(candidates(account, rule, now=timezone.now())))
     guard = archive_guard(rule, timezone.now())
 
-    def product_archive(batch: Sequence[int]) -> Callable[[], int]:
+    def product_archive(batch: Sequence[int], guarded: bool = True) -> Callable[[], int]:
         def work() -> int:
-            return lessons_archive_next(
+            return lessons_archive_batch(
                 account=account,
-                pending=lessons_with_ids(batch),
-                after=0,
-                limit=len(batch),
-                guard=guard,
+                lesson_ids=batch,
+                guard=guard if guarded else Q(),
                 run_id=run.pk,
                 reason=reason,
                 actor="bench-parts",
                 now=timezone.now(),
-            )[1]
+            )
 
         return work
 
     def unguarded_archive(batch: Sequence[int]) -> Callable[[], int]:
+        return product_archive(batch, guarded=False)
+
+    def locked_first_archive(batch: Sequence[int], pick_guard: Q | None = None) -> Callable[[], int]:
+        """The archive batch as it was before issue 29's third pass: lock the batch's rows in id order in a
+        SELECT … FOR UPDATE, then UPDATE them where the guard holds (the restore's statement, `_batch_one_statement`)."""
+
         def work() -> int:
-            return lessons_archive_next(
-                account=account,
-                pending=lessons_with_ids(batch),
-                after=0,
+            picking = lessons_with_ids(batch).order_by("pk")
+            if pick_guard is not None:
+                picking = picking.filter(pick_guard)
+            return _batch_one_statement(
+                picking,
+                Lesson.objects.filter(_archivable(account)).filter(Q() if pick_guard is not None else guard),
+                {"archived_at": timezone.now(), "archived_by_run_id": run.pk, "archive_reason": reason},
                 limit=len(batch),
-                guard=Q(),
-                run_id=run.pk,
-                reason=reason,
-                actor="bench-parts",
-                now=timezone.now(),
+                event=(LessonEvent.Action.ARCHIVED, "bench-parts", run.pk, reason, timezone.now()),
             )[1]
 
         return work
@@ -299,21 +316,7 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
     def guard_in_lock_archive(batch: Sequence[int]) -> Callable[[], int]:
         """Candidate 3: the guard repeated by the locking SELECT (FOR UPDATE re-checks it on a row changed
         meanwhile), not by the UPDATE."""
-
-        def work() -> int:
-            return lessons_archive_next(
-                account=account,
-                pending=lessons_with_ids(batch).filter(guard),
-                after=0,
-                limit=len(batch),
-                guard=Q(),
-                run_id=run.pk,
-                reason=reason,
-                actor="bench-parts",
-                now=timezone.now(),
-            )[1]
-
-        return work
+        return locked_first_archive(batch, pick_guard=guard)
 
     def product_restore(batch: Sequence[int]) -> Callable[[], int]:
         def work() -> int:
@@ -330,30 +333,45 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
 
     archive_variants: dict[str, tuple[list[str], Callable[[Sequence[int]], Callable[[], int]]]] = {
         "product batch": ([], product_archive),
-        "product batch, count triggers off": ([TRIGGERS_OFF], product_archive),
+        "product batch, no counts (triggers off, not counted here)": (
+            [TRIGGERS_OFF],
+            _within(product_archive, counted_here=False),
+        ),
         "product batch of 5000": ([], product_archive),
         "product batch of 10000": ([], product_archive),
         "product batch without lesson_page_counts": (_drop("lesson_page_counts"), product_archive),
         "product batch without audit events": ([], _within(product_archive, events=False)),
-        "product batch without the explicit row lock": ([], _within(product_archive, lock=False)),
+        "product batch, counted by the trigger": ([], _within(product_archive, counted_here=False)),
+        "product batch, locked in a SELECT first, counted by the trigger (before issue 29's third pass)": (
+            [],
+            _within(locked_first_archive, counted_here=False),
+        ),
         "product batch without the eligibility guard": ([], unguarded_archive),
-        "product batch, the guard in the locking SELECT": ([], guard_in_lock_archive),
-        "product batch, no triggers, events, lock": (
+        "product batch, the guard in the locking SELECT": (
+            [],
+            _within(guard_in_lock_archive, counted_here=False),
+        ),
+        "product batch, no counts, no events": (
             [TRIGGERS_OFF],
-            _within(product_archive, events=False, lock=False),
+            _within(product_archive, events=False, counted_here=False),
         ),
         "product batch, an audit event per lesson (before issue 29)": (
             [],
             _within(product_archive, per_lesson_events=True),
         ),
         "product batch, events without their account index": (_drop(EVENTS_ACCOUNT_INDEX), product_archive),
-        "product batch, per-value count rows (before issue 29)": (_per_value_counts(), product_archive),
+        "product batch, per-value count rows (before issue 29)": (
+            _per_value_counts(),
+            _within(product_archive, counted_here=False),
+        ),
         "product batch as before issue 29 (per-value count rows, an event per lesson)": (
             _per_value_counts(),
-            _within(product_archive, per_lesson_events=True),
+            _within(product_archive, per_lesson_events=True, counted_here=False),
         ),
-        "product batch, no lock, no guard": ([], _within(unguarded_archive, lock=False)),
-        "product batch, counts by GROUPING SETS": (_grouping_sets_counts(), product_archive),
+        "product batch, counts by GROUPING SETS": (
+            _grouping_sets_counts(),
+            _within(product_archive, counted_here=False),
+        ),
         "bare UPDATE (triggers off)": (
             [TRIGGERS_OFF],
             lambda b: _bare(b, ARCHIVE_SET, [timezone.now(), run.pk, reason]),
@@ -369,26 +387,39 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
     }
     restore_variants: dict[str, tuple[list[str], Callable[[Sequence[int]], Callable[[], int]]]] = {
         "product batch": ([], product_restore),
-        "product batch, count triggers off": ([TRIGGERS_OFF], product_restore),
+        "product batch, counted by the trigger (before issue 29's third pass)": (
+            [],
+            _within(product_restore, counted_here=False),
+        ),
+        "product batch, no counts (triggers off, not counted here)": (
+            [TRIGGERS_OFF],
+            _within(product_restore, counted_here=False),
+        ),
         "product batch of 5000": ([], product_restore),
         "product batch of 10000": ([], product_restore),
         "product batch without lesson_page_counts": (_drop("lesson_page_counts"), product_restore),
         "product batch without audit events": ([], _within(product_restore, events=False)),
         "product batch without the explicit row lock": ([], _within(product_restore, lock=False)),
-        "product batch, no triggers, events, lock": (
+        "product batch, no counts, events, lock": (
             [TRIGGERS_OFF],
-            _within(product_restore, events=False, lock=False),
+            _within(product_restore, events=False, lock=False, counted_here=False),
         ),
         "product batch, an audit event per lesson (before issue 29)": (
             [],
             _within(product_restore, per_lesson_events=True),
         ),
-        "product batch, per-value count rows (before issue 29)": (_per_value_counts(), product_restore),
+        "product batch, per-value count rows (before issue 29)": (
+            _per_value_counts(),
+            _within(product_restore, counted_here=False),
+        ),
         "product batch as before issue 29 (per-value count rows, an event per lesson)": (
             _per_value_counts(),
-            _within(product_restore, per_lesson_events=True),
+            _within(product_restore, per_lesson_events=True, counted_here=False),
         ),
-        "product batch, counts by GROUPING SETS": (_grouping_sets_counts(), product_restore),
+        "product batch, counts by GROUPING SETS": (
+            _grouping_sets_counts(),
+            _within(product_restore, counted_here=False),
+        ),
         "bare UPDATE (triggers off)": ([TRIGGERS_OFF], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE with the count triggers": ([], lambda b: _bare(b, RESTORE_SET, [])),
         "bare UPDATE without lesson_page_counts": (

@@ -16,8 +16,10 @@ transaction), bounded by VACUUM_TIME_LIMIT. PostgreSQL only: SQLite has no visib
 from __future__ import annotations
 
 import logging
+import time
 
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 
 from lore.limits import VACUUM_AFTER_ROWS, VACUUM_TIME_LIMIT
 from lore.models import Lesson
@@ -38,6 +40,21 @@ def lessons_vacuum_soon(changed: int) -> bool:
     return True
 
 
+def _wal_flushed(cursor: CursorWrapper, *, within: float = 2.0) -> None:
+    """Wait (up to `within` seconds) until the WAL written so far is on disk. Archive and restore batches commit
+    without waiting for it (lore.services._BULK_BATCH), and VACUUM marks a page all-visible only once the commits
+    of its rows are flushed (it may not set their hint bits before): right after an undo it left a third of a
+    test's pages unmarked. PostgreSQL's WAL writer flushes them within a few wal_writer_delay (200 ms by default)."""
+    cursor.execute("SELECT pg_current_wal_insert_lsn()")
+    written = cursor.fetchone()[0]
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        cursor.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", [written])
+        if cursor.fetchone()[0]:
+            return
+        time.sleep(0.01)
+
+
 def lessons_vacuum(*, analyze: bool = True) -> bool:
     """VACUUM the lessons now (with ANALYZE unless told not to), unless another one is running. Needs autocommit
     (not inside a transaction). Answers whether it ran."""
@@ -56,6 +73,7 @@ def lessons_vacuum(*, analyze: bool = True) -> bool:
             cursor.execute(
                 "SELECT set_config('statement_timeout', %s, false)", [str(VACUUM_TIME_LIMIT.value * 1000)]
             )
+            _wal_flushed(cursor)
             cursor.execute(f"VACUUM{' (ANALYZE)' if analyze else ''} {Lesson._meta.db_table}")
         finally:
             cursor.execute("SELECT set_config('statement_timeout', %s, false)", [timeout_before])

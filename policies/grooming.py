@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q
 from django.utils import timezone
 
 from lore.activity import NIGHTLY_SWEEP, activity_record
@@ -29,7 +29,7 @@ from lore.reads import reads_settle_for, rule_fields
 from lore.rules.codec import RuleError, rule_as_json, rule_from_json
 from lore.rules.rule import Rule
 from lore.serial import without_parallel_workers
-from lore.services import candidate_ids, lessons_archive_next, lessons_restore, lessons_with_ids
+from lore.services import candidate_ids, lessons_archive_batch, lessons_restore
 from lore.vacuum import lessons_vacuum_soon
 from policies.models import RetentionPolicy
 
@@ -363,9 +363,7 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
         PolicyRun.objects.filter(pk=run.pk).update(matched=run.matched)
         for start in range(0, len(ids), batch_size):
             reads_settle_for(run.account, counters)  # each batch's guard reads the reads made meanwhile
-            batch = lessons_with_ids(ids[start : start + batch_size])
-            _, archived = _archive_batch(run, batch, after=0, limit=batch_size, guard=guard, reason=reason)
-            run.archived += archived
+            run.archived += _archive_batch(run, ids[start : start + batch_size], guard=guard, reason=reason)
             if on_batch is not None:
                 on_batch(run)
     except RunNoLongerRunning:
@@ -382,31 +380,25 @@ def _run_archive(run: PolicyRun, batch_size: int, on_batch: Callable[[PolicyRun]
     )
 
 
-def _archive_batch(
-    run: PolicyRun, pending: QuerySet[Lesson], *, after: int, limit: int, guard: Q, reason: str
-) -> tuple[int | None, int]:
-    """The next batch and the run's counters, committed together (a kill leaves both or neither).
-    Returns (the last lesson id picked, None when nothing was left to pick; how many were archived)."""
+def _archive_batch(run: PolicyRun, lesson_ids: Sequence[int], *, guard: Q, reason: str) -> int:
+    """One batch and the run's counters, committed together (a kill leaves both or neither). Returns how many
+    lessons were archived."""
     with transaction.atomic():
-        last, archived = lessons_archive_next(
+        archived = lessons_archive_batch(
             account=run.account,
-            pending=pending,
-            after=after,
-            limit=limit,
+            lesson_ids=lesson_ids,
             guard=guard,
             run_id=run.pk,
             reason=reason,
             actor=run.created_by or run.trigger,
             now=timezone.now(),
         )
-        if last is None:
-            return None, 0
         still_running = PolicyRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
             archived=F("archived") + archived, heartbeat_at=timezone.now()
         )
         if not still_running:
             raise RunNoLongerRunning(run.pk)
-    return last, archived
+    return archived
 
 
 def run_undo(run: PolicyRun, *, actor: str = "") -> int:

@@ -358,3 +358,67 @@ def test_the_every_minute_task_folds_and_is_on_the_beat_schedule(account: Accoun
     entry = app.conf.beat_schedule["value-counts-fold"]
     assert entry["task"] == VALUE_COUNTS_FOLD_TASK == value_counts_fold_all.name
     assert entry["schedule"].minute == set(range(60))
+
+
+def _varied_lessons(account: Account, n: int) -> list[Lesson]:
+    hosts, kinds, agents = ("codex", "cursor", ""), ("gotcha", "decision", "bus"), ("claude", "planner", "")
+    return [
+        LessonFactory(
+            account=account,
+            key=f"v{i:03d}",
+            host=hosts[i % 3],
+            kind=kinds[i % 2],
+            source_agent=agents[i % 3],
+            owner=f"team-{i % 4}" if i % 5 else "",
+            origin_repo="acme/app" if i % 2 else "acme/api",
+            origin_branch=f"b{i % 3}",
+            origin_pr=str(100 + i) if i % 3 else "",
+            trigger="pre-commit" if i % 4 else "",
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_runs_batches_and_its_undo_keep_the_counts_exact(account: Account) -> None:
+    """Issue 29: an archive batch and a restore batch count the lessons they move in their own statement (the
+    trigger steps aside for that statement only); the counts stay exact through a run of several batches, a pin
+    on an archived lesson and the undo."""
+    from policies import grooming
+    from policies.models import PolicyRun
+
+    lessons = _varied_lessons(account, 23)
+    lesson_protect(account=account, lesson=lessons[4])  # not a candidate
+    value_counts_fold(account.pk)
+    rule = Rule(scope="repo::acme/app", conditions={"max_opened_count": 0})
+    run = grooming.run_start(account=account, rule=rule, trigger=PolicyRun.Trigger.MANUAL)
+    assert run is not None
+    changes = LessonCountChange.objects.count()
+    run = grooming.run_execute(run.pk, batch_size=5)
+    assert run.archived == 22
+    assert LessonCountChange.objects.count() - changes <= 5 * 2 * (len(COUNTED) + 1)
+    assert_exact(account)
+    lesson_protect(account=account, lesson=Lesson.objects.get(pk=lessons[7].pk))  # archived and pinned
+    assert_exact(account)
+    assert grooming.run_undo(run) == 22
+    assert_exact(account)
+
+
+def test_a_statement_that_counted_itself_leaves_the_next_one_counted(account: Account) -> None:
+    """The trigger steps aside only for the statement that counted its own lessons: a plain update right after it,
+    in the same transaction, is counted by the trigger as usual."""
+    from lore.services import lessons_archive_batch
+
+    lessons = _varied_lessons(account, 6)
+    with transaction.atomic():
+        archived = lessons_archive_batch(
+            account=account,
+            lesson_ids=[lesson.pk for lesson in lessons[:3]],
+            guard=Q(),
+            run_id=None,
+            reason="test",
+            actor="test",
+            now=timezone.now(),
+        )
+        assert archived == 3
+        Lesson.objects.filter(account=account, pk__in=[lesson.pk for lesson in lessons]).update(kind="howto")
+    assert_exact(account)

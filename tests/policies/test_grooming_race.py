@@ -121,3 +121,83 @@ def test_a_lesson_changed_by_another_client_between_batches_is_not_archived(
     expected = {lesson.pk for lesson in lessons} - {target.pk}
     assert set(Lesson.objects.filter(archived_by_run=run).values_list("pk", flat=True)) == expected
     assert (run.status, run.archived) == ("done", 5)
+
+
+def _lock_free(lesson_id: int) -> bool:
+    """Whether this connection can lock the lesson's row right now (NOWAIT), released at once."""
+    from django.db import OperationalError
+
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT id FROM lore_lesson WHERE id = %s FOR UPDATE NOWAIT", [lesson_id])
+            transaction.set_rollback(True)
+        return True
+    except OperationalError:
+        return False
+
+
+def test_an_archive_batch_takes_its_row_locks_in_id_order(account: Account) -> None:
+    """Every statement that changes many lessons locks them in id order, so two of them never deadlock: a batch
+    waiting on a lesson another client holds has locked the lessons before it and none after it."""
+    lessons = [LessonFactory(account=account, key=f"k{i:02d}") for i in range(6)]
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with transaction.atomic():
+            Lesson.objects.select_for_update().get(pk=lessons[3].pk)
+            held.set()
+            release.wait(30)
+
+    holder = in_thread(hold)
+    assert held.wait(30)
+    run = grooming.run_start(account=account, rule=RULE, trigger=PolicyRun.Trigger.MANUAL)
+    runner = in_thread(lambda: grooming.run_execute(run.pk))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND wait_event = 'transactionid'"
+            )
+            if cursor.fetchone()[0]:
+                break
+        time.sleep(0.02)
+    try:
+        assert [_lock_free(lesson.pk) for lesson in lessons] == [False, False, False, False, True, True]
+    finally:
+        release.set()
+        holder.join(30)
+        runner.join(30)
+    assert Lesson.objects.filter(archived_by_run=run).count() == 6
+
+
+def test_a_runs_batches_commit_without_waiting_for_the_disk_and_its_last_write_waits(
+    account: Account,
+) -> None:
+    """A batch's commit does not wait for its WAL to reach the disk (a crash loses whole batches, never part of
+    one: the next run completes the job); the run's final status does wait, which flushes every batch before it,
+    so a run reported done or an undo reported finished is on disk. The same for an undo's batches."""
+    LessonFactory.create_batch(5, account=account)
+    seen: list[tuple[str, str]] = []
+
+    def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
+        if sql.startswith('UPDATE "policies_policyrun" SET'):
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW synchronous_commit")
+                seen.append((sql.split('" SET "')[1].split('"')[0], cursor.fetchone()[0]))
+        return execute(sql, params, many, context)
+
+    run = grooming.run_start(account=account, rule=RULE, trigger=PolicyRun.Trigger.MANUAL)
+    with connection.execute_wrapper(wrapper):
+        run = grooming.run_execute(run.pk, batch_size=2)
+    # Claimed (status), matched counted, three batches, done.
+    assert seen == [("status", "on"), ("matched", "on"), *[("archived", "off")] * 3, ("status", "on")]
+    assert run.archived == 5
+
+    seen.clear()
+    with connection.execute_wrapper(wrapper):
+        assert grooming.run_undo(run) == 5
+    assert seen == [("restored", "off")]
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
