@@ -10,6 +10,6 @@ resign = import_module("lore.migrations.0025_resign_bands").resign
 
 
 class Migration(migrations.Migration):
-    dependencies = [("lore", "0028_audit_event_batches")]
+    dependencies = [("lore", "0029_batches_count_themselves")]
 
     operations = [migrations.RunPython(resign, migrations.RunPython.noop, elidable=True)]
