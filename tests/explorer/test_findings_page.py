@@ -41,6 +41,21 @@ def test_the_findings_page_shows_each_findings_members_actions_and_evidence(
     assert "Similarity" in page and "subject_state" in page and 'data-action="retire"' in page
 
 
+def test_a_reworded_copy_is_named_on_its_finding_with_why_it_scores_below_the_threshold(
+    logged_in: Client, account
+) -> None:  # noqa: ANN001
+    from tests.lore.test_garden import REWORDED
+
+    write(account, "repo::acme/billing", "jdk-17-for-codegen", REWORDED[0], opened=9)
+    write(account, "repo::acme/billing", "gradle-87-jdk17", REWORDED[1])
+    garden_inventory(account)
+    page = logged_in.get(reverse("findings:index")).content.decode()
+    assert (
+        "<dt>Reworded</dt><dd>gradle-87-jdk17: the kept lesson's words and numbers in another order" in page
+    )
+    assert "a reworded member may score below it" in page
+
+
 def test_the_findings_page_filters_by_kind_and_scope(logged_in: Client, duplicates) -> None:  # noqa: ANN001
     url = reverse("findings:index")
     assert logged_in.get(url, {"kind": "expired_ephemera"}).content.decode().count("data-finding=") == 1
