@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from django.contrib.postgres.search import SearchQuery
@@ -310,7 +311,14 @@ class Likeness:
 
 
 def _is_status(row: Row) -> bool:
-    return ephemera_match(row.content, row.kind, row.tags) is not None
+    return _status_text(row.content, row.kind, tuple(row.tags or ()))
+
+
+@lru_cache(maxsize=8192)
+def _status_text(content: str, kind: str, tags: tuple[str, ...]) -> bool:
+    """Whether a lesson reads as a status (cached: a keeper is compared with every lesson of its group, and the
+    grammar is the costly part of a comparison)."""
+    return ephemera_match(content, kind, tags) is not None
 
 
 def likeness(keeper: Row, row: Row) -> Likeness | None:

@@ -139,6 +139,7 @@ def wording(key: str, content: str) -> frozenset[str]:
     return wording_of_title(title_of(key), content)
 
 
+@lru_cache(maxsize=8192)
 def numbers_of(content: str) -> frozenset[str]:
     """The numbers the content states as facts (versions, ports, limits, counts, ids), its provenance date left
     out: two lessons that differ in one state different facts ("Python 3.11" / "Python 3.12"), so they are never
