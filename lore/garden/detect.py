@@ -91,9 +91,16 @@ _OUTDATED = (
     r"out\s+of\s+date|dead|stale|wrong|invalid|superseded|deprecated)|(?:doesn't|don't|does\s+not|do\s+not)\s+apply)"
 )
 OUTDATED_CLAIM = re.compile(
-    r"(?:^|[.;:!?,]\s+|\b(?:so|and|but)\s+)(?P<name>(?:the|our)\s+(?:(?![.;:!?,](?:\s|$))[^\"“”\n]){2,120}?)\s+"
+    r"(?:^|[.;:!?,]\s+|\s[—–-]\s+|\b(?:so|and|but)\s+)(?P<name>(?:the|our)\s+(?:(?![.;:!?,](?:\s|$))[^\"“”\n]){2,120}?)\s+"
     + _OUTDATED
     + r"\b",
+    re.I,
+)
+# A claim that states the old lesson's own words and says they no longer hold: "No longer true that sessions come
+# from the nightly cron — …", "It's no longer the case that CI runs on Travis". The claim is matched as a quoted one.
+STATEMENT_CLAIM = re.compile(
+    r"(?:^|[.;:!?,]\s+|\s[—–-]\s+)(?:it(?:'s|\s+is)\s+)?no\s+longer\s+(?:true|the\s+case)\s+that\s+"
+    r"(?P<claim>(?:(?![.;:!?](?:\s|$)|\s[—–-]\s)[^\n]){3,200}?)(?=[.;:!?](?:\s|$)|\s[—–-]\s|$)",
     re.I,
 )
 # The words every match of _OUTDATED holds whole: on PostgreSQL the inventory finds claimers of this form through
@@ -116,7 +123,7 @@ OUTDATED_WORDS = (
 # within a clause's length the words that retire it.
 OUTDATED_SQL = (
     r"(note|lesson|howto|how-to|entry|advice|guide|rule|section|doc|page|tip|instructions|runbook|one)s?[^a-z]"
-    r".{0,160}" + _OUTDATED.replace(r"\s+", " ").replace(r"(?:", "(")
+    r".{0,160}" + _OUTDATED.replace(r"\s+", " ").replace(r"(?:", "(") + r"|no longer (true|the case) that"
 )
 
 
@@ -129,8 +136,12 @@ def _claimed_names(content: str) -> Iterator[tuple[str, str]]:
 
 
 def says_it_replaces(content: str) -> bool:
-    """Whether a lesson says it replaces another, quoted or named: it states a change, not the same fact."""
-    return CLAIM.search(content) is not None or any(_named(name) for _, name in _claimed_names(content))
+    """Whether a lesson says it replaces another, quoted, stated or named: it states a change, not the same fact."""
+    return (
+        CLAIM.search(content) is not None
+        or STATEMENT_CLAIM.search(content) is not None
+        or any(_named(name) for _, name in _claimed_names(content))
+    )
 
 
 def _named(name: str) -> tuple[str, str] | None:
@@ -464,11 +475,13 @@ def superseded(account: Account, *, since: datetime | None, examined: Examined) 
     rows = _rows(Lesson.objects.filter(pk__in=ids).order_by("pk"))
     examined.add(Kind.SUPERSEDED, len(rows))
     for claimer in rows:
-        for phrase in CLAIM.finditer(claimer.content):
-            found = claim_target(account, claimer, phrase.group(2).strip())
+        quoted = [(m.group(0), m.group(2)) for m in CLAIM.finditer(claimer.content)]
+        stated = [(m.group(0), m.group("claim")) for m in STATEMENT_CLAIM.finditer(claimer.content)]
+        for phrase, claim in (*quoted, *stated):
+            found = claim_target(account, claimer, claim.strip())
             if found is not None:
                 target, score = found
-                evidence = {"phrase": phrase.group(0)[:300], "similarity": round(score, 3)}
+                evidence = {"phrase": phrase.strip(" .;:!?,—–-")[:300], "similarity": round(score, 3)}
                 yield _superseded(claimer, target, {**evidence, "threshold": CLAIM_THRESHOLD})
                 break
         else:
@@ -505,13 +518,24 @@ def _named_claims(account: Account, claimer: Row) -> Iterator[Proposal]:
                 yield _superseded(claimer, targets[0], {**evidence, "named": "key"})
                 return
             continue
-        found = claim_target(account, claimer, name, min_words=1)
+        found = claim_target(account, claimer, _without_genre(name), min_words=1)
         if found is not None:
             target, score = found
             yield _superseded(
                 claimer, target, {**evidence, "similarity": round(score, 3), "threshold": CLAIM_THRESHOLD}
             )
             return
+
+
+# Words that say what sort of note a claim names, not what it says: "the reticulate/md4 setup note" is the note
+# about reticulate and md4, whose text need not hold "setup".
+NOTE_GENRE = frozenset("setup config configuration workaround procedure process steps details info".split())
+
+
+def _without_genre(name: str) -> str:
+    """A note's name without the words of its genre, unless nothing else would be left."""
+    kept = [word for word in name.split() if word.lower().strip("`'\"") not in NOTE_GENRE]
+    return " ".join(kept) if kept else name
 
 
 def _explicit(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:

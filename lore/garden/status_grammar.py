@@ -216,7 +216,7 @@ RUN_STATES = _alternation(
     r"deploying",
     r"deployed",
     r"half\s+done",
-    r"halfway",
+    r"half[\s-]?way",
     r"firing",
     r"ongoing",
     r"mitigated",
@@ -349,7 +349,8 @@ TEMPORAL_DEIXIS = _alternation(
 ID_DEIXIS = _alternation(
     r"again",
     r"still(?!\s+(?!(?:is|has|was|does|fails|passes|needs|waits)\b)[a-z]+[^s'\W]s\b)",
-    r"just",
+    # "just failed" is recent; "their tests just get skipped", "it just works" say simply, not recently
+    r"just(?!\s+(?:gets?|[a-z]+[^s\W]s)\b)",
     r"earlier",
     r"latest",
     r"eta",
@@ -368,7 +369,7 @@ MOMENTARY_STATES = _alternation(
     r"in\s+flight",
     r"ongoing",
     r"half\s+done",
-    r"halfway",
+    r"half[\s-]?way",
     r"mid-?way",
     r"changes?\s+requested",
     r"requested\s+changes",
@@ -446,6 +447,9 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "uploaded",
         "rolled",
     ),
+    # approvals or signatures gathered so far: "MR !311 has 1 of 2 approvals", "the upgrade tx has 2/5 sigs"
+    r"\b(?:has|have|got|at|with)\s+\d+\s*(?:of|/)\s*\d+\s+(?:[\w-]+\s+)?(?:approvals?|sigs|signatures|votes|acks|"
+    r"lgtms?|\+1s)\b": ("approval", "approvals", "sigs", "signatures", "votes", "acks", "lgtm", "lgtms"),
     r"\beta\s*:?\s*~?\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|m|mins?|minutes?|d|days?)\b": ("eta",),
     # how much of a budget is used up: "vcpkg cache is 94% full", "build minutes at 87% of the monthly quota"
     r"\b\d{1,3}(?:\.\d+)?\s*%\s+(?:full|used|consumed|utili[sz]ed|of\s+(?:the\s+|its\s+|our\s+|their\s+)?"
@@ -969,12 +973,15 @@ _IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{IMPERATIVES})\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\s*[;\n]+\s*|\s+[—–]\s+")
 _GAP_WORDS = 6
 _PRESENT_PASSIVE_BEFORE = re.compile(r"\b(?:is|are|gets|get)\s+(?:\w+ly\s+)?$", re.I)
+# "get skipped" in the present is what happens each time ("got skipped" is what happened).
+_GET_PASSIVE_BEFORE = re.compile(r"\b(?:gets|get)\s+(?:\w+ly\s+)?$", re.I)
 _BEHAVIOUR_PARTICIPLE = re.compile(
     r"rejected|approved|flagged|merged|closed|skipped|cancell?ed|killed|throttled|locked|evicted|preempted|requeued|"
     r"aborted",
     re.I,
 )
 _AGENT_AFTER = re.compile(r"\s+by\s+(?!@|(?-i:[A-Z][a-z]+\b))", re.I)
+_NOT_A_BEFORE = re.compile(r"\bnot\s+an?\s+$", re.I)
 # An aside in brackets between a subject and its state: "PR 1187 (power mgmt refactor) blocked on review".
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 # "running" followed by an object is a configuration ("runs Ubuntu 22.04"), not liveness.
@@ -1031,12 +1038,14 @@ def _asserted_states(sentence: str, subordinate: list[tuple[int, int]]) -> list[
             continue  # "the CI job fails on warnings": when it fails, not that it failed
         if state.group(0).lower() == "running" and _OBJECT_AFTER_RUNNING.match(sentence[state.end() :]):
             continue
-        if (
-            _PRESENT_PASSIVE_BEFORE.search(before)
-            and _BEHAVIOUR_PARTICIPLE.fullmatch(state.group(0))
-            and _AGENT_AFTER.match(sentence[state.end() :])
+        if _NOT_A_BEFORE.search(before):
+            continue  # "a blip, not an outage": what kind of thing it is, not a state it is in
+        if _BEHAVIOUR_PARTICIPLE.fullmatch(state.group(0)) and (
+            _GET_PASSIVE_BEFORE.search(before)
+            or (_PRESENT_PASSIVE_BEFORE.search(before) and _AGENT_AFTER.match(sentence[state.end() :]))
         ):
-            continue  # "#NOT_REQUIRED is rejected by ATC": what the checker does, not what happened
+            continue  # "#NOT_REQUIRED is rejected by ATC", "their fork tests get skipped": what happens, not
+            # what happened
         found.append(state)
     return found
 

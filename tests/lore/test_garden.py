@@ -171,6 +171,10 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
         "Travis is gone, so ignore the 'Travis matrix' note - CI is GitHub Actions.",
         "CI is GitHub Actions. Forget the Travis/matrix note.",
         "CI is GitHub Actions; this supersedes the note about Travis holding the matrix.",
+        "We dropped Travis — the old `travis matrix` note is obsolete.",
+        "No longer true that CI runs on Travis — it is GitHub Actions now.",
+        "It's no longer the case that CI runs on Travis; we use GitHub Actions.",
+        "CI is GitHub Actions. Forget the Travis setup note, that service is gone.",
     ],
 )
 def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001

@@ -40,10 +40,7 @@ def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
 # "Evaluation"). Strict: when a change meets one, its test passes unexpectedly and fails, so this list is kept true.
 HELD_OUT_MISSES = {
-    "precision of expired ephemera": "0.947, 36 of 38 (target ≥ 0.95)",
-    "durable look-alikes flagged": "1 of 50 (target 0)",
-    "precision of possible duplicates": "0.778, 14 of 18 (target ≥ 0.8)",
-    "recall of paraphrases": "0.50, 9 of 18 (target ≥ 0.6)",
+    "recall of expired ephemera": "0.81, 34 of 42 (target ≥ 0.85)",
 }
 TARGET_NAMES = [*TARGETS, *SEMANTIC_TARGETS]
 

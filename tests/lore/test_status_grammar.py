@@ -474,6 +474,31 @@ PAIRS = [
         "release workflow on hold at approve-prod since Friday; Léa needs to click it",
         "The release workflow holds at approve-prod; the release manager needs to click it.",
     ),
+    (
+        "'not an outage' classifies, it reports nothing",
+        "checkout API outage since 09:10",
+        "A 502 from the edge during a deploy is a blip, not an outage.",
+    ),
+    (
+        "'just' before a present-tense verb means simply, not recently",
+        "the nightly just failed",
+        "Forked PRs can't read the secret, so their e2e tests just get skipped.",
+    ),
+    (
+        "half way, two words",
+        "reindex of the orders table half way",
+        "Reindexing the orders table takes half a day.",
+    ),
+    (
+        "approvals or signatures counted so far",
+        "MR !311 has 1 of 2 approvals",
+        "Merges to main need 2 of 3 approvals from CODEOWNERS.",
+    ),
+    (
+        "signatures counted so far",
+        "the upgrade tx has 2/5 sigs",
+        "The treasury Safe is a 3/5 multisig.",
+    ),
 ]
 
 
