@@ -2,7 +2,7 @@
 
 - **development** (development-generated.jsonl + development-written.jsonl): the rules were tuned on it; its
   figures are a training score.
-- **held-out** (heldout-8.jsonl): written apart from the rules by an author who never read them, and never tuned on.
+- **held-out** (heldout-9.jsonl): written apart from the rules by an author who never read them, and never tuned on.
   Its figures are the headline: what a team should expect on lore nobody here wrote.
 
 Each corpus is written into an account of its own through `lesson_write` (so signatures and claims are kept as in
@@ -49,7 +49,7 @@ from lore.services import lesson_write
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "garden"
 CORPORA = {
-    "heldout": (DATA / "heldout-8.jsonl",),
+    "heldout": (DATA / "heldout-9.jsonl",),
     "development": (
         DATA / "development-generated.jsonl",
         DATA / "development-written.jsonl",
@@ -67,6 +67,7 @@ CORPORA = {
         DATA / "development-heldout-5.jsonl",
         DATA / "development-heldout-6.jsonl",
         DATA / "development-heldout-7.jsonl",
+        DATA / "development-heldout-8.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.

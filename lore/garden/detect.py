@@ -73,11 +73,12 @@ _NOTE_NOUNS = (
     r"(?:note|notes|howto|how-to|lesson|entry|advice|guide|rule|section|doc|page|tip|instructions|runbook)"
 )
 NAMED_AS_NOTE = re.compile(
-    r"(?:the\s+|our\s+)?(?:old\s+|older\s+|earlier\s+|previous\s+|original\s+)?(?:(?P<words>.+?)\s+"
-    + _NOTE_NOUNS
-    + r"|"
+    # "the old note about a 7-day rule" is the note about a 7-day rule: the "about" form is tried first
+    r"(?:the\s+|our\s+)?(?:old\s+|older\s+|earlier\s+|previous\s+|original\s+)?(?:"
     + _NOTE_NOUNS
     + r"\s+(?:about|on|for|regarding|re|saying|that\s+says|which\s+says)\s+(?P<about>.+)"
+    + r"|(?P<words>.+?)\s+"
+    + _NOTE_NOUNS
     # "the old one about submitting JCL over FTP"
     + r"|one\s+(?:about|on|regarding|saying|that\s+says)\s+(?P<one>.+))",
     re.I,
@@ -88,7 +89,8 @@ NAMED_AS_NOTE = re.compile(
 # true", "so the Solr 8 / dismax note is obsolete", "The old `deno run …` instructions don't apply anymore".
 _OUTDATED = (
     r"(?:(?:is|are)\s+(?:now\s+)?(?:no\s+longer\s+(?:true|valid|accurate|correct|right|relevant)|obsolete|outdated|"
-    r"out\s+of\s+date|dead|stale|wrong|invalid|superseded|deprecated)|(?:doesn't|don't|does\s+not|do\s+not)\s+apply)"
+    r"out\s+of\s+date|dead|stale|wrong|invalid|superseded|deprecated)|(?:doesn't|don't|does\s+not|do\s+not)\s+"
+    r"(?:apply|hold)|no\s+longer\s+(?:holds|hold|applies|apply))"
 )
 OUTDATED_CLAIM = re.compile(
     r"(?:^|[.;:!?,]\s+|\s[—–-]\s+|\b(?:so|and|but)\s+)(?P<name>(?:the|our)\s+(?:(?![.;:!?,](?:\s|$))[^\"“”\n]){2,120}?)\s+"
@@ -118,6 +120,9 @@ OUTDATED_WORDS = (
     "superseded",
     "deprecated",
     "apply",
+    "hold",
+    "holds",
+    "applies",
 )
 # What the inventory reads claimers of this form by, in SQL (the same on PostgreSQL and SQLite): a note noun, then
 # within a clause's length the words that retire it.
@@ -411,7 +416,29 @@ def _claim_words(text: str, extra: Iterable[str] = ()) -> frozenset[str]:
     """The roots of a claim's (or a lesson's) words, a path or "A/B" read as its parts: a claim names the old
     lesson in its own inflections ("hand-rotating" / "rotated by hand", "Makefile/luarocks" / "Makefile +
     luarocks")."""
-    return frozenset(root_of(word) for word in [*extra, *words_of(text.replace("/", " "))])
+    return frozenset(_undoubled(root_of(word)) for word in [*extra, *words_of(text.replace("/", " "))])
+
+
+def _undoubled(root: str) -> str:
+    """ "runn" (of running) read as "run", "stopp" as "stop": a claim's inflection against the lesson's."""
+    if len(root) > 3 and root.isalpha() and root[-1] == root[-2] and root[-1] not in "aeiouls":
+        return root[:-1]
+    return root
+
+
+# Words a claim names the old lesson with that its text need not hold: prepositions and light verbs ("the note
+# saying we use the Basic Profile only", "posting to the collector through HttpService").
+CLAIM_FILLER = frozenset(
+    _undoubled(root_of(word))
+    for word in "through via about into onto across per using use uses used have has get gets do does go goes "
+    "just also still".split()
+)
+
+
+def _named_words(claim: str) -> frozenset[str]:
+    """The words of a claim that must be found in the lesson it names."""
+    words = _claim_words(claim)
+    return words - CLAIM_FILLER if words - CLAIM_FILLER else words
 
 
 def claim_target(
@@ -420,7 +447,7 @@ def claim_target(
     """The one older lesson of the claimer's family that the quoted claim names, or None (no match, or two
     equally good ones: no proposal rather than a guess). A claim that names "the … note" may be one word long
     ("the Travis note"): the tie rule then asks that no other older lesson of the family holds it."""
-    claim_words = _claim_words(claim)
+    claim_words = _named_words(claim)
     if len(claim_words) < min_words or not claim_words:
         return None
     longest = max(claim_words, key=len)

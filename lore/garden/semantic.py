@@ -29,7 +29,7 @@ from lore.garden.embeddings import (
 )
 from lore.garden.ephemera import ephemera_match
 from lore.garden.record import findings_insert
-from lore.garden.text import family_of, jaccard, numbers_of, shingles
+from lore.garden.text import family_of, jaccard, names_of, numbers_of, shingles
 from lore.limits import GARDEN_SEMANTIC_BLOCK_MAX, GARDEN_SEMANTIC_EMBED_MAX, GARDEN_SEMANTIC_NEIGHBOURS
 from lore.models import Account, Finding, FindingMember, GardenRun, Lesson, LessonEmbedding, SupersedesClaim
 
@@ -38,6 +38,12 @@ REVIEW, KEEP, RETIRE = FindingMember.Action.REVIEW, FindingMember.Action.KEEP, F
 # Cosine of two lessons' embeddings from which they are a possible duplicate: chosen on the development corpora
 # (docs/gardener.md has the table); the held-out corpus was never used to choose it.
 SEMANTIC_THRESHOLD = 0.67
+# Below it, a pair whose lessons name at least SEMANTIC_NAMES_MIN of the same things (files, identifiers, versions,
+# numbers: lore.garden.text.names_of) is a possible duplicate from this cosine: a paraphrase rewords a fact, not the
+# names in it. Chosen on the development corpora (docs/gardener.md, "Paraphrases"): paraphrase recall 0.60 -> 0.67,
+# no false pair added.
+SEMANTIC_NAMED_THRESHOLD = 0.55
+SEMANTIC_NAMES_MIN = 2
 MEASURE = "cosine of WordLlama embeddings (l2_supercat, 256 dimensions) of the title and content"
 # Rows of the similarity matrix computed at once (memory: CHUNK x block floats and indices).
 CHUNK = 256
@@ -77,7 +83,7 @@ def _block(account: Account, family: str) -> tuple[list[int], np.ndarray]:
 def similar_pairs(
     ids: list[int], vectors: np.ndarray, anchors: set[int] | None
 ) -> dict[tuple[int, int], float]:
-    """Pairs (low id, high id) of the block at or above SEMANTIC_THRESHOLD, each lesson paired with at most its
+    """Pairs (low id, high id) of the block at or above SEMANTIC_NAMED_THRESHOLD, each lesson paired with at most its
     GARDEN_SEMANTIC_NEIGHBOURS closest (a family of look-alike lessons yields block x neighbours pairs, not
     block squared); with `anchors`, only the neighbours of those lessons."""
     rows = [i for i, pk in enumerate(ids) if anchors is None or pk in anchors]
@@ -88,7 +94,7 @@ def similar_pairs(
         scores = vectors[chunk] @ vectors.T
         top = np.argpartition(-scores, closest - 1, axis=1)[:, :closest]
         best = np.take_along_axis(scores, top, axis=1)
-        for r, c in zip(*np.nonzero(best >= SEMANTIC_THRESHOLD), strict=True):
+        for r, c in zip(*np.nonzero(best >= SEMANTIC_NAMED_THRESHOLD), strict=True):
             a, b = ids[chunk[r]], ids[top[r, c]]
             if a != b:
                 found[(min(a, b), max(a, b))] = float(best[r, c])
@@ -106,11 +112,19 @@ def _eligible(rows: dict[int, Row], claimers: set[int]) -> set[int]:
     }
 
 
-def _same_fact(a: Row, b: Row) -> bool:
-    """Same numbers (versions, ports, limits are facts), and not a pair the shingle method proposes itself."""
+def _same_fact(a: Row, b: Row, score: float) -> bool:
+    """Same numbers (versions, ports, limits are facts), close enough (at SEMANTIC_THRESHOLD, or below it naming
+    the same things), and not a pair the shingle method proposes itself."""
     if numbers_of(a.content) != numbers_of(b.content):
         return False
+    if score < SEMANTIC_THRESHOLD and len(shared_names(a, b)) < SEMANTIC_NAMES_MIN:
+        return False
     return jaccard(shingles(a.key, a.content), shingles(b.key, b.content)) < DUPLICATE_THRESHOLD
+
+
+def shared_names(a: Row, b: Row) -> list[str]:
+    """The names both lessons mention, sorted."""
+    return sorted(names_of(a.content) & names_of(b.content))
 
 
 def review_pairs(
@@ -150,7 +164,7 @@ def possible_duplicates(
         kept = {
             pair: score
             for pair, score in pairs.items()
-            if pair[0] in eligible and pair[1] in eligible and _same_fact(rows[pair[0]], rows[pair[1]])
+            if pair[0] in eligible and pair[1] in eligible and _same_fact(rows[pair[0]], rows[pair[1]], score)
         }
         linked = {pk for pair in kept for pk in pair}
         yield from review_pairs({pk: rows[pk] for pk in linked}, kept)
@@ -162,6 +176,7 @@ def _finding(
     from lore.garden.inventory import fingerprint  # the inventory calls this module: imported when used
 
     scores = [score for _, score in members[1:]]
+    names = shared_names(members[0][0], members[1][0]) if min(scores) < SEMANTIC_THRESHOLD else []
     finding = Finding(
         account=account,
         kind=KIND,
@@ -172,6 +187,7 @@ def _finding(
             "similarity_max": round(max(scores), 3),
             "threshold": SEMANTIC_THRESHOLD,
             "measure": MEASURE,
+            **({"names": names, "named_threshold": SEMANTIC_NAMED_THRESHOLD} if names else {}),
             "superseded_by": None,
             "review_only": True,
         },
@@ -184,18 +200,20 @@ def _finding(
             lesson_id=row.id,
             action=KEEP if row.protected else REVIEW,
             updated_at=row.updated_at,
-            why=_why(row, i, score),
+            why=_why(row, i, score, names),
         )
         for i, (row, score) in enumerate(members)
     ]
     return finding, rows
 
 
-def _why(row: Row, position: int, score: float) -> str:
+def _why(row: Row, position: int, score: float, names: list[str]) -> str:
     if row.protected:
         return "kept: protected lessons are never retired"
     if position == 0:
         return "listed first: the most Chosen, then the newest (a suggestion: you choose the keeper)"
+    if names:
+        return f"similarity {score:.2f} to the first, and both name {', '.join(names[:6])}"
     return f"similarity {score:.2f} to the first"
 
 

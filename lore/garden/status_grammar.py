@@ -212,6 +212,7 @@ RUN_STATES = _alternation(
     r"backlogged",
     r"lagging",
     r"rolling\s+(?:out|back)",
+    r"being\s+(?:re-?run|rebuilt|re-?\w+ed|backfilled|replayed|restored)",
     r"rolled\s+(?:out|back)",
     r"deploying",
     r"deployed",
@@ -522,6 +523,15 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     ),
     # "rerun requested", "recheck requested"
     r"\b(?:rerun|retry|recheck|re-?review|review)\s+requested\b": ("requested",),
+    # "back around 14:00": when someone or something returns, a clause of its own
+    r"(?:^|[,;]\s*)(?:expected\s+)?back\s+(?:around|at|by|about)\s+~?\d{1,2}(?::\d\d)?\b": ("back",),
+    # "staged rollout of 4.3.0 on Android at 20%": one version's rollout and how far it has got
+    r"\brollout\s+of\s+v?\d[\w.-]*(?:\s+(?:on|to|in|for)\s+[\w-]+)?\s+(?:is\s+)?at\s+~?\d{1,3}(?:\.\d+)?\s*%": (
+        "rollout",
+    ),
+    # "watching the false positive rate before going to 50": the writer's next step on the thing
+    r"^\W*(?:watching|monitoring)\s+(?:[\w-]+\s+){0,5}(?:before|until|till)\s+(?:going|moving|bumping|promoting|"
+    r"ramping|shifting|rolling|flipping)\b[^.;]{0,30}[.!]?\s*$": ("watching", "monitoring"),
     # "the duty analyst is at lunch"
     r"\bat\s+lunch\b": ("lunch",),
     # "We're blocked on the UDS implementation"
@@ -559,7 +569,8 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
     # someone at work on something now: "@nadia reviewing PR #412 now"
     r"@[\w.-]+\s+(?:is\s+)?\w+ing\b[^.;]{0,60}\b(?:now|currently|today)\b": ("now", "currently", "today"),
     # the writer's action with its moment: "Scaling the Redis plan now", "Flipping the catalog at 16:00 UTC"
-    r"^\W*(?!during\b|using\b|including\b|according\b|starting\b|beginning\b|standing\b|existing\b|pending\b)"
+    r"(?:^|[,;]\s*)\W*(?!during\b|using\b|including\b|according\b|starting\b|beginning\b|standing\b|existing\b|"
+    r"pending\b)"
     r"[a-z]+ing\s+(?:[\w@./:#'-]+\s+){0,8}?(?:now(?!\s+and\s+(?:then|again))|right\s+now|today|tonight|tomorrow)\b": (
         "now",
         "today",
@@ -839,7 +850,7 @@ _VERB_BEFORE = re.compile(
 _WORD_AFTER = re.compile(
     r"/[a-z]|\s+(?!(?:by|on|in|at|for|from|with|since|to|until|after|because|and|but|so|or|again|today|now|twice|"
     r"once|yet|still|right|this|since|as|per|while|when|if|overnight|all|for|atm|currently|tonight|until|behind|"
-    r"locally|pending|due|again|here|there|over)\b)[a-z]",
+    r"locally|pending|due|again|here|there|over|yesterday|earlier|tomorrow|last)\b)[a-z]",
     re.I,
 )
 # Time words that pin a whole clause to a moment, whatever it states: "Aisha is away this week", "p95 latency is 410 ms

@@ -147,6 +147,17 @@ def numbers_of(content: str) -> frozenset[str]:
     return frozenset(n.replace(",", "") for n in NUMBER.findall(without_provenance(content)))
 
 
+# A name: a word holding a joiner (detect_boxes, project.godot, fleet-telemetry-v2, 01:30), an inner capital (SaveGame,
+# bit.band) or a digit (i64, 90).
+NAME = re.compile(r"[\w$]+(?:[_./:@-][\w$]+)+|\b\w*[a-z][A-Z]\w*|\b\w*\d\w*")
+
+
+def names_of(content: str) -> frozenset[str]:
+    """The names a lesson mentions (files, identifiers, versions, numbers), lower-cased: what a paraphrase keeps
+    however it rewords the rest."""
+    return frozenset(name.lower() for name in NAME.findall(content))
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     """|a ∩ b| / |a ∪ b| (0 for two empty sets)."""
     union = len(a | b)

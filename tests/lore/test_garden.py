@@ -16,7 +16,7 @@ from lore.garden.apply import (
     finding_dismiss,
     finding_undo,
 )
-from lore.garden.detect import OUTDATED_CLAIM, OUTDATED_WORDS
+from lore.garden.detect import OUTDATED_CLAIM, OUTDATED_WORDS, _named
 from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.inventory import GardenRunPending, garden_inventory
 from lore.garden.signatures import BANDS
@@ -175,6 +175,8 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
         "No longer true that CI runs on Travis — it is GitHub Actions now.",
         "It's no longer the case that CI runs on Travis; we use GitHub Actions.",
         "CI is GitHub Actions. Forget the Travis setup note, that service is gone.",
+        "CI is GitHub Actions; the earlier note saying CI uses Travis no longer holds.",
+        "CI is GitHub Actions. Ignore the older note about running CI through Travis; that service is gone.",
     ],
 )
 def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001
@@ -186,6 +188,11 @@ def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) 
     garden_inventory(account)
     finding = Finding.objects.get(account=account, kind="superseded")
     assert members(finding) == {new.key: "keep", old.key: "retire"}
+
+
+def test_a_note_named_by_what_it_is_about_is_that_subject_even_when_the_subject_ends_in_a_note_noun() -> None:
+    assert _named("the old note about a 7-day rule") == ("words", "a 7-day rule")
+    assert _named("the Travis matrix note") == ("words", "Travis matrix")
 
 
 def test_a_lesson_that_says_it_replaces_another_is_never_ephemera_however_momentary_its_words(

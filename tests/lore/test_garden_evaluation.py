@@ -40,7 +40,7 @@ def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
 # "Evaluation"). Strict: when a change meets one, its test passes unexpectedly and fails, so this list is kept true.
 HELD_OUT_MISSES = {
-    "recall of expired ephemera": "0.81, 34 of 42 (target ≥ 0.85)",
+    "recall of lightly edited duplicates": "0.864, 19 of 22 (target ≥ 0.9)",
 }
 TARGET_NAMES = [*TARGETS, *SEMANTIC_TARGETS]
 

@@ -116,6 +116,48 @@ def test_a_related_pair_stating_different_facts_about_one_subject_is_not_a_possi
     assert not possible(account)
 
 
+AUTOLOAD = "Autoloads initialise in the order listed in project.godot; SaveGame must come before NetLobby."
+# The same fact in other words, less close than SEMANTIC_THRESHOLD (cosine 0.64), naming the same three things.
+AUTOLOAD_SAID_OTHERWISE = (
+    "NetLobby reads SaveGame in _ready(), and Godot starts autoloads top to bottom as written in project.godot, so "
+    "SaveGame has to sit above it in that list."
+)
+
+
+@needs_model
+def test_a_pair_a_little_less_similar_that_names_the_same_things_is_a_possible_duplicate(
+    account, semantic
+) -> None:  # noqa: ANN001
+    write(account, "repo::acme/game", "autoload-order", AUTOLOAD, opened=3)
+    write(account, "repo::acme/game", "savegame-above-netlobby", AUTOLOAD_SAID_OTHERWISE)
+    garden_inventory(account)
+    (finding,) = possible(account)
+    low = finding.evidence["similarity_min"]
+    assert semantic_module.SEMANTIC_NAMED_THRESHOLD <= low < semantic_module.SEMANTIC_THRESHOLD
+    assert set(finding.evidence["names"]) == {"project.godot", "savegame", "netlobby"}
+    assert "project.godot" in finding.members.get(lesson__key="savegame-above-netlobby").why
+
+
+@needs_model
+def test_a_pair_that_names_the_same_things_but_is_not_close_in_meaning_is_not_a_possible_duplicate(
+    account, semantic
+) -> None:  # noqa: ANN001
+    write(
+        account,
+        "repo::acme/ops",
+        "deploy-token",
+        "deploy.sh pushes images to registry.acme.io with the ci-bot token.",
+    )
+    write(
+        account,
+        "repo::acme/ops",
+        "deploy-mirrors",
+        "deploy.sh reads the registry.acme.io mirror list from mirrors.txt before it starts.",
+    )
+    garden_inventory(account)
+    assert not possible(account)
+
+
 @needs_model
 def test_a_pair_the_shingles_match_is_only_a_near_duplicate(account, semantic) -> None:  # noqa: ANN001
     write(account, "repo::acme/app", "log-json", LOG, opened=2)

@@ -499,6 +499,36 @@ PAIRS = [
         "the upgrade tx has 2/5 sigs",
         "The treasury Safe is a 3/5 multisig.",
     ),
+    (
+        "a time word after an adjective state is not the noun it describes",
+        "4.2.1 in store review, iOS approved yesterday.",
+        "Approved vendors are listed in procurement.yml.",
+    ),
+    (
+        "back around a time of day",
+        "press02 stopped for a die change, back around 15:30",
+        "Presses go back to RUN at 06:00 after the nightly die check.",
+    ),
+    (
+        "the writer's action with its moment, after a comma",
+        "lint shows 12 warnings after the bump, fixing them now",
+        "We pin numpy, fixing the ABI break for good.",
+    ),
+    (
+        "being re-run, rebuilt, replayed",
+        "EOD report for 2025-10-14 being rerun after late marks",
+        "Jobs being rerun are marked amber in the grid.",
+    ),
+    (
+        "a rollout of one version at a percentage",
+        "staged rollout of 2.8.0 on iOS at 20%, crash-free 99.4%",
+        "A staged rollout of a new version starts at 1% and doubles daily.",
+    ),
+    (
+        "watching a figure before the next step",
+        "Rolling model v9 out to 5% of traffic; watching the error rate before going to 25.",
+        "Watching the error rate before going to 25% is the on-call's job during a rollout.",
+    ),
 ]
 
 
