@@ -2,7 +2,7 @@
 
 - **development** (development-generated.jsonl + development-written.jsonl): the rules were tuned on it; its
   figures are a training score.
-- **held-out** (heldout-9.jsonl): written apart from the rules by an author who never read them, and never tuned on.
+- **held-out** (heldout-10.jsonl and heldout-11.jsonl): written apart from the rules by an author who never read them, and never tuned on.
   Its figures are the headline: what a team should expect on lore nobody here wrote.
 
 Each corpus is written into an account of its own through `lesson_write` (so signatures and claims are kept as in
@@ -45,11 +45,12 @@ from lore.garden.figures import FIGURES_PATH
 from lore.garden.inventory import garden_inventory
 from lore.inputs import LessonInput
 from lore.models import Account, Finding, FindingMember, Lesson
+from lore.scopes import parse_scope
 from lore.services import lesson_write
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "garden"
 CORPORA = {
-    "heldout": (DATA / "heldout-9.jsonl",),
+    "heldout": (DATA / "heldout-10.jsonl", DATA / "heldout-11.jsonl"),
     "development": (
         DATA / "development-generated.jsonl",
         DATA / "development-written.jsonl",
@@ -68,6 +69,7 @@ CORPORA = {
         DATA / "development-heldout-6.jsonl",
         DATA / "development-heldout-7.jsonl",
         DATA / "development-heldout-8.jsonl",
+        DATA / "development-heldout-9.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.
@@ -86,6 +88,10 @@ def corpus_rows(files: Iterable[Path]) -> Iterator[dict[str, Any]]:
                     for part in ("dup", "pair"):
                         if part in row["label"]:
                             row["label"] = {**row["label"], part: f"{path.stem}:{row['label'][part]}"}
+                    for part in ("supersedes_target", "superseded"):  # as the store spells the address
+                        if isinstance(row["label"].get(part), str) and "::" in row["label"][part]:
+                            scope, key = row["label"][part].rsplit("::", 1)
+                            row["label"] = {**row["label"], part: f"{parse_scope(scope)}::{key}"}
                     yield row
 
 

@@ -59,6 +59,9 @@ CLAIM_LEADS = (
     "update to",
     "correction to",
     "ignore the",
+    "ignore any",
+    "disregard the",
+    "disregard any",
     "forget the",
 )
 NAMED_CLAIM = re.compile(
@@ -76,9 +79,12 @@ NAMED_AS_NOTE = re.compile(
     # "the old note about a 7-day rule" is the note about a 7-day rule: the "about" form is tried first
     r"(?:the\s+|our\s+)?(?:old\s+|older\s+|earlier\s+|previous\s+|original\s+)?(?:"
     + _NOTE_NOUNS
-    + r"\s+(?:about|on|for|regarding|re|saying|that\s+says|which\s+says)\s+(?P<about>.+)"
+    + r"\s+(?:about|on|for|regarding|re|saying|claiming|stating|pointing\s+(?:at|to)|(?:that|which)\s+(?:says|said)"
+    + r"|that)\s+(?P<about>.+)"
+    # "any `cmake --preset release` advice from before"
     + r"|(?P<words>.+?)\s+"
     + _NOTE_NOUNS
+    + r"(?:\s+from\s+(?:before|earlier))?"
     # "the old one about submitting JCL over FTP"
     + r"|one\s+(?:about|on|regarding|saying|that\s+says)\s+(?P<one>.+))",
     re.I,
@@ -324,6 +330,7 @@ class Likeness:
 
     score: float
     reworded: bool = False
+    dropped: bool = False  # the lesson is the keeper with a clause dropped, a number with it
 
 
 def _is_status(row: Row) -> bool:
@@ -342,11 +349,17 @@ def likeness(keeper: Row, row: Row) -> Likeness | None:
     DUPLICATE_THRESHOLD or wordings alike as a reworded copy's. A momentary status and a durable lesson are never
     the same statement, however alike their words ("X is on duty this week" / "X owns it whoever is on duty"); two
     statuses in other words are two moments, not one copied (the ephemera detector's to judge)."""
-    if family_of(row.scope) != family_of(keeper.scope) or numbers_of(row.content) != numbers_of(
-        keeper.content
-    ):
+    if family_of(row.scope) != family_of(keeper.scope):
+        return None
+    numbers, keeper_numbers = numbers_of(row.content), numbers_of(keeper.content)
+    if not numbers <= keeper_numbers:
         return None
     score = jaccard(shingles(keeper.key, keeper.content), shingles(row.key, row.content))
+    if (
+        numbers != keeper_numbers
+    ):  # the keeper adds a clause with a number: the copy states nothing it does not
+        alike = score >= DUPLICATE_THRESHOLD and _within(row, keeper)
+        return Likeness(score, dropped=True) if alike else None
     if score >= DUPLICATE_THRESHOLD:
         return Likeness(score) if _is_status(keeper) == _is_status(row) else None
     words_a, words_b = wording(keeper.key, keeper.content), wording(row.key, row.content)
@@ -355,14 +368,31 @@ def likeness(keeper: Row, row: Row) -> Likeness | None:
     return None if _is_status(keeper) or _is_status(row) else Likeness(score, reworded=True)
 
 
+def _within(row: Row, keeper: Row) -> bool:
+    """Whether every word of `row` is a word of `keeper` (two durable lessons): `row` is `keeper` with a clause
+    dropped, so retiring it loses nothing the keeper does not state."""
+    words = wording(row.key, row.content)
+    return words <= wording(keeper.key, keeper.content) and not _is_status(row) and not _is_status(keeper)
+
+
 def duplicate_clusters(rows: Iterable[Row]) -> Iterator[tuple[Row, list[tuple[Row, Likeness]]]]:
     """Greedy clustering around keepers: the best keeper left takes every remaining lesson it is alike to
-    (`likeness`); repeat with what is left."""
+    (`likeness`); repeat with what is left. A lesson that states all the keeper states and a clause with a number
+    more (the keeper is it with that clause dropped) takes the keeper's place: nothing is retired that states a
+    number the kept lesson does not."""
     remaining = sorted(rows, key=_keeper_order)
     while len(remaining) > 1:
-        keeper, others = remaining[0], []
+        keeper = remaining[0]
+        fuller = next(
+            (row for row in remaining[1:] if (alike := likeness(row, keeper)) and alike.dropped), None
+        )
+        if fuller is not None:
+            keeper = fuller
+        others: list[Row] = []
         members: list[tuple[Row, Likeness]] = []
-        for row in remaining[1:]:
+        for row in remaining:
+            if row is keeper:
+                continue
             alike = likeness(keeper, row)
             if alike is not None:
                 members.append((row, alike))
@@ -370,7 +400,7 @@ def duplicate_clusters(rows: Iterable[Row]) -> Iterator[tuple[Row, list[tuple[Ro
                 others.append(row)
         if members:
             yield keeper, members
-        remaining = others
+        remaining = others if members or fuller is None else [row for row in remaining if row is not keeper]
 
 
 def near_duplicates(account: Account, *, since: datetime | None, examined: Examined) -> Iterator[Proposal]:
@@ -385,7 +415,7 @@ def near_duplicates(account: Account, *, since: datetime | None, examined: Exami
             yield Proposal(
                 kind=Kind.NEAR_DUPLICATE,
                 family=family_of(keeper.scope),
-                keep=[(keeper, "kept: the most Chosen of the group, then the newest")],
+                keep=[(keeper, _why_kept(members))],
                 retire=[(row, _why_alike(alike)) for row, alike in members],
                 evidence={
                     "similarity_min": round(low, 3),
@@ -401,7 +431,15 @@ def near_duplicates(account: Account, *, since: datetime | None, examined: Exami
             )
 
 
+def _why_kept(members: list[tuple[Row, Likeness]]) -> str:
+    if any(alike.dropped for _, alike in members):
+        return "kept: it states all the others state, and a number one of them leaves out"
+    return "kept: the most Chosen of the group, then the newest"
+
+
 def _why_alike(alike: Likeness) -> str:
+    if alike.dropped:
+        return f"the kept lesson with a clause left out (similarity {alike.score:.2f}); it states no number the kept one does not"
     if alike.reworded:
         return (
             f"the kept lesson reworded: the same words and numbers (word-pair similarity {alike.score:.2f})"

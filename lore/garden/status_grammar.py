@@ -17,8 +17,8 @@ with an imperative ("Retry once…", "Keep the MR in draft until…"). Words suc
 markers: they sit inside status sentences too ("deploy is paused until the DBA is back", "do not retry, job 8812 is
 still running").
 
-Each vocabulary below is declared once, as regular-expression fragments valid in Python and PostgreSQL alike; the
-SQL pre-filter (`lore.garden.ephemera.ephemera_candidates`) is derived from STATES.
+Each vocabulary below is declared once, as regular-expression fragments; the inventory's pre-filter
+(`lore.garden.ephemera.ephemera_candidates`) is derived from STATES.
 """
 
 from __future__ import annotations
@@ -551,12 +551,37 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "leaving",
     ),
     # a note's last word says what the writer is doing about it: "cs:18230 broke the shader variants, reverting"
-    r"(?:^|,\s*)(?:[\w.-]+\s+)?(?:investigating|reverting|retrying|rolling\s+back|looking\s+into\s+it|on\s+it)\s*[.!]?\s*$": (
+    r"(?:^|,\s*)(?:[\w.-]+\s+)?(?:is\s+|are\s+|'s\s+)?(?:investigating|reverting|retrying|fixing(?:\s+it)?|"
+    r"rolling\s+back|looking\s+into\s+it|on\s+it)\s*[.!]?\s*$": (
         "investigating",
         "reverting",
         "retrying",
+        "fixing",
         "rolling",
         "looking",
+    ),
+    # "will drain Monday": the next step on one named day
+    rf"\bwill\s+[a-z]+\s+(?:on\s+)?(?:next\s+)?{_WEEKDAY}\b(?!s)": (
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ),
+    # "2/3 replicas on the new image": how far a rollout over a fleet has got
+    r"\b\d+\s*(?:of|/)\s*\d+\s+(?:replicas|pods|nodes|hosts|instances|servers|regions|gateways|devices)\s+"
+    r"(?:on\s+(?:the\s+)?(?:new|latest|v?\d)|updated|upgraded|migrated|drained|patched|rebooted|flashed)": (
+        "replicas",
+        "pods",
+        "nodes",
+        "hosts",
+        "instances",
+        "servers",
+        "regions",
+        "gateways",
+        "devices",
     ),
     # "disk full", "quota exceeded"
     r"\b(?:disk|volume|quota|inbox|mailbox)\s+(?:is\s+)?(?:full|exceeded|exhausted)\b": (

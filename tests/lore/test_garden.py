@@ -17,7 +17,7 @@ from lore.garden.apply import (
     finding_undo,
 )
 from lore.garden.detect import OUTDATED_CLAIM, OUTDATED_WORDS, _named
-from lore.garden.ephemera import ephemera_candidates, ephemera_match
+from lore.garden.ephemera import ephemera_candidates, ephemera_match, holds_state, states_regex
 from lore.garden.inventory import GardenRunPending, garden_inventory
 from lore.garden.signatures import BANDS
 from lore.models import Finding, FindingMember, GardenRun, Lesson, LessonBand
@@ -177,6 +177,9 @@ def test_an_unquoted_claim_naming_the_old_lesson_as_the_note_about_it_proposes_t
         "CI is GitHub Actions. Forget the Travis setup note, that service is gone.",
         "CI is GitHub Actions; the earlier note saying CI uses Travis no longer holds.",
         "CI is GitHub Actions. Ignore the older note about running CI through Travis; that service is gone.",
+        "CI is GitHub Actions. The old note pointing at Travis is outdated.",
+        "CI is GitHub Actions; the earlier note that CI runs on Travis no longer holds.",
+        "CI is GitHub Actions. Ignore any Travis matrix advice from before.",
     ],
 )
 def test_other_wordings_of_a_claim_name_the_old_lesson_too(account, claim: str) -> None:  # noqa: ANN001
@@ -246,6 +249,34 @@ def test_a_claim_that_matches_no_lesson_proposes_nothing(account) -> None:  # no
     assert not Finding.objects.filter(account=account).exists() and garden_inventory(account).found == 0
 
 
+VIYA = (
+    "Production programs run on compute context biostat-prod (SAS 9.4-compatible, 8 GB per session). "
+    "Dev uses biostat-dev."
+)
+VIYA_CLAUSE_DROPPED = (
+    "Production programs run on compute context biostat-prod (8 GB per session). Dev uses biostat-dev."
+)
+
+
+def test_a_copy_with_a_clause_and_its_number_left_out_is_a_near_duplicate_and_the_fuller_lesson_is_kept(
+    account,
+) -> None:  # noqa: ANN001
+    fuller = write(account, "repo::acme/stats", "viya", VIYA, age_days=200, opened=1)
+    copy = write(account, "repo::acme/stats", "viya-contexts", VIYA_CLAUSE_DROPPED, age_days=20, opened=9)
+    garden_inventory(account)
+    finding = Finding.objects.get(account=account, kind="near_duplicate")
+    assert members(finding) == {fuller.key: "keep", copy.key: "retire"}
+    reasons = {m.lesson.key: m.why for m in finding.members.select_related("lesson")}
+    assert "a number one of them leaves out" in reasons[fuller.key] and "clause left out" in reasons[copy.key]
+
+
+def test_a_lesson_with_words_of_its_own_beside_a_number_the_other_lacks_is_not_a_copy(account) -> None:  # noqa: ANN001
+    write(account, "repo::acme/app", "tokio", "Pin tokio to 1.38 in the server; the agent uses 1.36.")
+    write(account, "repo::acme/app", "tokio-agent", "Pin tokio to 1.38 in the agent.", opened=5)
+    garden_inventory(account)
+    assert not Finding.objects.filter(account=account, kind="near_duplicate").exists()
+
+
 def test_an_explicit_supersedes_field_proposes_the_named_lesson(account) -> None:  # noqa: ANN001
     old = write(account, "repo::acme/api", "backup", "Backups run nightly with pg_dump.", age_days=200)
     write(
@@ -302,6 +333,25 @@ def test_every_lesson_the_grammar_calls_ephemera_passes_the_sql_pre_filter(accou
     ephemera = {lesson.pk for lesson in lessons if ephemera_match(lesson.content, lesson.kind, lesson.tags)}
     candidates = set(ephemera_candidates(account.pk, lessons))
     assert len(ephemera) >= 30 and ephemera <= candidates
+
+
+def test_the_fast_state_test_is_the_state_regular_expressions_test_on_every_corpus_lesson() -> None:
+    slow = re.compile(states_regex(r"\b"), re.I)
+    texts = [row["content"] for files in CORPORA.values() for row in corpus_rows(files)]
+    texts += [
+        "I'm on it",
+        "cancelled",
+        "canceled",
+        "on-call",
+        "on call",
+        "crash-looping",
+        "today's",
+        "redis",
+        "Red!",
+    ]
+    assert len(texts) > 4000
+    for text in texts:
+        assert holds_state(text) == bool(slow.search(text)), text
 
 
 TOKENS_A_PARSER_JOINS = [

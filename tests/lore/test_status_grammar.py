@@ -529,6 +529,21 @@ PAIRS = [
         "Rolling model v9 out to 5% of traffic; watching the error rate before going to 25.",
         "Watching the error rate before going to 25% is the on-call's job during a rollout.",
     ),
+    (
+        "a next step on a named day",
+        "outbox has 4k messages queued, will drain Monday",
+        "The outbox drains every Monday at 06:00.",
+    ),
+    (
+        "someone is fixing it, as the last words",
+        "CL 48213 broke the editor build, Sam is fixing.",
+        "Whoever breaks the editor build owns fixing it, not the release manager.",
+    ),
+    (
+        "replicas on the new image so far",
+        "ckan rolling update: 2/3 replicas on the new image",
+        "Quorum needs 2/3 replicas healthy before a write is acknowledged.",
+    ),
 ]
 
 
