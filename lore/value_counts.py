@@ -486,10 +486,10 @@ def histogram_counts(
     archived: bool,
     protected: bool | None,
     boundary: tuple[str, Sequence[Any]] | None = None,
-) -> tuple[dict[str, dict[int, int]], tuple[int, ...] | None]:
+) -> tuple[dict[str, dict[int, int]], tuple[Any, ...] | None]:
     """({dimension: {value: lessons}} of the kept histogram dimensions `names` over every lesson of the account
-    in that state, the row of `boundary` (a query over the lessons, None when it has no row)): one statement, so
-    the lessons `boundary` counts and the kept counts are of one snapshot. PostgreSQL only (`maintained()`)."""
+    in that state, the one row of `boundary`, a query over the lessons): one statement, so the lessons `boundary`
+    counts and the kept counts are of one snapshot. PostgreSQL only (`maintained()`)."""
     view = LessonValueCountView._meta.db_table
     state = "archived = %s" + (" AND protected = %s" if protected is not None else "")
     params: list[Any] = [account_id, list(names), archived]
@@ -502,9 +502,7 @@ def histogram_counts(
     )
     sql, extra = (boundary[0], list(boundary[1])) if boundary else ("SELECT 1 AS none", [])
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT ({kept}), b.* FROM (SELECT 1) AS one LEFT JOIN ({sql}) AS b ON true", params + extra
-        )
+        cursor.execute(f"SELECT ({kept}), b.* FROM ({sql}) AS b", params + extra)
         found, *row = cursor.fetchone()
     counts: dict[str, dict[int, int]] = {name: {} for name in names}
     parts = 0
@@ -513,4 +511,4 @@ def histogram_counts(
         if int(total):
             counts[dimension][int(value)] = int(total)
     _fold_if_many(account_id, parts)
-    return counts, (tuple(int(v or 0) for v in row) if boundary and any(v is not None for v in row) else None)
+    return counts, (tuple(row) if boundary else None)

@@ -140,10 +140,12 @@ def test_kept_histograms_stay_exact_through_a_runs_archive_its_undo_and_a_purge(
     assert assert_histograms_exact(account)
 
 
-def test_an_edge_inside_a_day_counts_that_days_lessons_exactly(account: Account) -> None:
-    """`now - 7 days` falls inside a day: the lessons of that day on either side of it are counted from the
-    lessons, the whole days around it from the kept counts."""
-    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+@pytest.mark.parametrize("hour", [3, 12, 20])
+def test_an_edge_inside_a_day_counts_that_days_lessons_exactly(account: Account, hour: int) -> None:
+    """`now - 7 days` falls inside a day: the lessons of that day on its shorter side (before the edge early in
+    the day, after it late in the day) are counted from the lessons, the whole days around it from the kept
+    counts."""
+    now = timezone.now().replace(hour=hour, minute=0, second=0, microsecond=0)
     cutoff = now - timedelta(days=7)
     offsets = [-600, -1, 0, 1, 600, 11 * 3600, -11 * 3600, 86_400, -86_400]
     for i, seconds in enumerate(offsets):
