@@ -1,7 +1,8 @@
 """Issue 28, part 1: the triggers also keep the histograms of the filter menu's Age & activity sections over the
 whole store (lore.value_counts.HISTOGRAM_COUNTED: Delivered, Chosen and Recurrence per value, Created and Last agent
 open per UTC day, and the creation day of the lessons never opened), and the UPDATE trigger groups, per dimension,
-only the rows whose value or state of that dimension changed (a read bump moves the counters, nothing else). The
+only the rows whose value or state of that dimension changed (a read bump moves the counters, nothing else), and
+the trigger functions run without JIT (compiling them cost seconds per read-fold batch at 1M). The
 SQL is written out as `lore.value_counts.install_sql()` generated it the day this was written, and recounts the
 lessons already stored; undone, the functions of 0029 come back and the counts are recounted without the
 histograms. PostgreSQL only, like the triggers."""
@@ -29,316 +30,317 @@ INSTALL = [
         'DROP FUNCTION IF EXISTS lore_value_counts_updated()'
     ),
     (
-        'CREATE OR REPLACE FUNCTION lore_value_counts_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INS'
-        'ERT INTO lore_lessoncountchange (account_id, dimension, archived, protected, counts) SELECT account_id, '
-        'dimension, archived, protected, jsonb_object_agg(value, n) FROM (SELECT account_id, dimension, value, ar'
-        "chived, protected, sum(n) AS n FROM (SELECT account_id AS account_id, 'kind' AS dimension, kind AS value"
-        ', archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived'
-        '_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, or'
-        'igin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_l'
-        "essons) AS s WHERE kind <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'host' AS d"
-        'imension, host AS value, archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELE'
-        'CT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, t'
-        'rigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_op'
-        "ened_at FROM lore_new_lessons) AS s WHERE host <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS "
-        "account_id, 'owner' AS dimension, owner AS value, archived AS archived, protected AS protected, count(*)"
-        '::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kin'
-        'd, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_c'
-        "ount, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE owner <> '' GROUP BY 1, 3, 4, 5 UNION"
-        " ALL SELECT account_id AS account_id, 'source_agent' AS dimension, source_agent AS value, archived AS ar"
-        'chived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL '
-        'AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, ori'
-        'gin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHE'
-        "RE source_agent <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'trigger' AS dimens"
-        'ion, trigger AS value, archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT'
-        ' account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, tri'
-        'gger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_open'
-        "ed_at FROM lore_new_lessons) AS s WHERE trigger <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS"
-        " account_id, 'origin_repo' AS dimension, origin_repo AS value, archived AS archived, protected AS protec"
+        'CREATE OR REPLACE FUNCTION lore_value_counts_inserted() RETURNS trigger LANGUAGE plpgsql SET jit = off A'
+        'S $$ BEGIN INSERT INTO lore_lessoncountchange (account_id, dimension, archived, protected, counts) SELEC'
+        'T account_id, dimension, archived, protected, jsonb_object_agg(value, n) FROM (SELECT account_id, dimens'
+        "ion, value, archived, protected, sum(n) AS n FROM (SELECT account_id AS account_id, 'kind' AS dimension,"
+        ' kind AS value, archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT accoun'
+        't_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, o'
+        'rigin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at F'
+        "ROM lore_new_lessons) AS s WHERE kind <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_i"
+        "d, 'host' AS dimension, host AS value, archived AS archived, protected AS protected, count(*)::integer A"
+        'S n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, s'
+        'ource_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, creat'
+        "ed_at, last_opened_at FROM lore_new_lessons) AS s WHERE host <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT "
+        "account_id AS account_id, 'owner' AS dimension, owner AS value, archived AS archived, protected AS prote"
+        'cted, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, sc'
+        'ope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened'
+        "_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE owner <> '' GROUP BY 1,"
+        " 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'source_agent' AS dimension, source_agent AS value, "
+        'archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_a'
+        't IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, orig'
+        'in_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_les'
+        "sons) AS s WHERE source_agent <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'trig"
+        "ger' AS dimension, trigger AS value, archived AS archived, protected AS protected, count(*)::integer AS "
+        'n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, sou'
+        'rce_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created'
+        "_at, last_opened_at FROM lore_new_lessons) AS s WHERE trigger <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT"
+        " account_id AS account_id, 'origin_repo' AS dimension, origin_repo AS value, archived AS archived, prote"
+        'cted AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, '
+        'protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_'
+        'count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE origin_rep'
+        "o <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'origin_branch' AS dimension, ori"
+        'gin_branch AS value, archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT a'
+        'ccount_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigg'
+        'er, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened'
+        "_at FROM lore_new_lessons) AS s WHERE origin_branch <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_i"
+        "d AS account_id, 'origin_pr' AS dimension, origin_pr AS value, archived AS archived, protected AS protec"
         'ted, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, sco'
         'pe, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_'
-        "count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE origin_repo <> '' GROUP "
-        "BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'origin_branch' AS dimension, origin_branch AS "
+        "count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE origin_pr <> '' GROUP BY"
+        " 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:read_count' AS dimension, read_count::text AS "
         'value, archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, arc'
         'hived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_rep'
         'o, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_'
-        "new_lessons) AS s WHERE origin_branch <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_i"
-        "d, 'origin_pr' AS dimension, origin_pr AS value, archived AS archived, protected AS protected, count(*):"
-        ':integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind'
-        ', owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_co'
-        "unt, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE origin_pr <> '' GROUP BY 1, 3, 4, 5 UN"
-        "ION ALL SELECT account_id AS account_id, 'h:read_count' AS dimension, read_count::text AS value, archive"
-        'd AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NO'
-        'T NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_bran'
-        'ch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) A'
-        "S s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:opened_count' AS dimens"
-        'ion, opened_count::text AS value, archived AS archived, protected AS protected, count(*)::integer AS n F'
-        'ROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source'
-        '_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at'
-        ', last_opened_at FROM lore_new_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id '
-        "AS account_id, 'h:seen_count' AS dimension, seen_count::text AS value, archived AS archived, protected A"
-        'S protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protec'
-        'ted, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count,'
-        ' opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE true GROUP BY 1,'
-        " 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:created_day' AS dimension, ((created_at AT TIME Z"
-        "ONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS protected, coun"
-        't(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host,'
-        ' kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, se'
-        'en_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION AL'
-        "L SELECT account_id AS account_id, 'h:last_open_day' AS dimension, ((coalesce(last_opened_at, created_at"
-        ") AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS prot"
-        'ected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, s'
-        'cope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opene'
-        'd_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE true GROUP BY 1, 3, 4,'
-        " 5 UNION ALL SELECT account_id AS account_id, 'h:never_opened_day' AS dimension, ((created_at AT TIME ZO"
-        "NE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS protected, count"
-        '(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, '
-        'kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, see'
-        'n_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE last_opened_at IS NULL GROUP BY 1,'
-        ' 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n) <> 0) AS sum'
-        'med GROUP BY account_id, dimension, archived, protected; INSERT INTO lore_lessoncountchange (account_id,'
-        " dimension, archived, protected, counts) SELECT account_id, '', archived, protected, jsonb_agg(jsonb_bui"
-        'ld_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, protected, sum(n) '
-        'AS n FROM (SELECT account_id AS account_id, scope AS scope, host AS host, kind AS kind, archived AS arch'
-        'ived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS'
-        ' archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origi'
-        'n_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s GROUP'
-        ' BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archived, protected HAVING sum(n)'
-        ' <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END $$;'
+        "new_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:opened_co"
+        "unt' AS dimension, opened_count::text AS value, archived AS archived, protected AS protected, count(*)::"
+        'integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind,'
+        ' owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_cou'
+        'nt, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELE'
+        "CT account_id AS account_id, 'h:seen_count' AS dimension, seen_count::text AS value, archived AS archive"
+        'd, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS ar'
+        'chived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_p'
+        'r, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE tr'
+        "ue GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:created_day' AS dimension, ((create"
+        "d_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS p"
+        'rotected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected'
+        ', scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, op'
+        'ened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE true GROUP BY 1, 3,'
+        " 4, 5 UNION ALL SELECT account_id AS account_id, 'h:last_open_day' AS dimension, ((coalesce(last_opened_"
+        "at, created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, pro"
+        'tected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived'
+        ', protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, rea'
+        'd_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE true GRO'
+        "UP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:never_opened_day' AS dimension, ((created"
+        "_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS pr"
+        'otected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected,'
+        ' scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, ope'
+        'ned_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s WHERE last_opened_at IS NU'
+        'LL GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n'
+        ') <> 0) AS summed GROUP BY account_id, dimension, archived, protected; INSERT INTO lore_lessoncountchang'
+        "e (account_id, dimension, archived, protected, counts) SELECT account_id, '', archived, protected, jsonb"
+        '_agg(jsonb_build_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, prot'
+        'ected, sum(n) AS n FROM (SELECT account_id AS account_id, scope AS scope, host AS host, kind AS kind, ar'
+        'chived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at '
+        'IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin'
+        '_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lesso'
+        'ns) AS s GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archived, protected'
+        ' HAVING sum(n) <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END $$;'
     ),
     (
         'CREATE TRIGGER lore_value_counts_inserted AFTER INSERT ON lore_lesson REFERENCING NEW TABLE AS lore_new_'
         'lessons FOR EACH STATEMENT EXECUTE FUNCTION lore_value_counts_inserted()'
     ),
     (
-        'CREATE OR REPLACE FUNCTION lore_value_counts_deleted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSE'
-        'RT INTO lore_lessoncountchange (account_id, dimension, archived, protected, counts) SELECT account_id, d'
-        'imension, archived, protected, jsonb_object_agg(value, n) FROM (SELECT account_id, dimension, value, arc'
-        "hived, protected, sum(n) AS n FROM (SELECT account_id AS account_id, 'kind' AS dimension, kind AS value,"
-        ' archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived'
-        '_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, or'
-        'igin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_l'
-        "essons) AS s WHERE kind <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'host' AS d"
-        'imension, host AS value, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SEL'
-        'ECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, '
-        'trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_o'
-        "pened_at FROM lore_old_lessons) AS s WHERE host <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS"
-        " account_id, 'owner' AS dimension, owner AS value, archived AS archived, protected AS protected, -count("
-        '*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, k'
-        'ind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen'
-        "_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE owner <> '' GROUP BY 1, 3, 4, 5 UNI"
-        "ON ALL SELECT account_id AS account_id, 'source_agent' AS dimension, source_agent AS value, archived AS "
-        'archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NU'
-        'LL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, '
-        'origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s '
-        "WHERE source_agent <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'trigger' AS dim"
-        'ension, trigger AS value, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SE'
-        'LECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent,'
-        ' trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_'
-        "opened_at FROM lore_old_lessons) AS s WHERE trigger <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_i"
-        "d AS account_id, 'origin_repo' AS dimension, origin_repo AS value, archived AS archived, protected AS pr"
-        'otected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected'
-        ', scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, op'
-        "ened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE origin_repo <> '' G"
-        "ROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'origin_branch' AS dimension, origin_branc"
-        'h AS value, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_i'
-        'd, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, orig'
-        'in_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM'
-        " lore_old_lessons) AS s WHERE origin_branch <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS acc"
-        "ount_id, 'origin_pr' AS dimension, origin_pr AS value, archived AS archived, protected AS protected, -co"
-        'unt(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, hos'
-        't, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, '
-        "seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE origin_pr <> '' GROUP BY 1, 3, "
-        "4, 5 UNION ALL SELECT account_id AS account_id, 'h:read_count' AS dimension, read_count::text AS value, "
-        'archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_'
-        'at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, ori'
-        'gin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_le'
-        "ssons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:opened_count' A"
-        'S dimension, opened_count::text AS value, archived AS archived, protected AS protected, -count(*)::integ'
-        'er AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owne'
-        'r, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, c'
-        'reated_at, last_opened_at FROM lore_old_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT ac'
-        "count_id AS account_id, 'h:seen_count' AS dimension, seen_count::text AS value, archived AS archived, pr"
-        'otected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archiv'
-        'ed, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, r'
-        'ead_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE true G'
-        "ROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:created_day' AS dimension, ((created_at"
-        " AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS prote"
-        'cted, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, s'
-        'cope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opene'
-        'd_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE true GROUP BY 1, 3, 4,'
-        " 5 UNION ALL SELECT account_id AS account_id, 'h:last_open_day' AS dimension, ((coalesce(last_opened_at,"
-        " created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protec"
-        'ted AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, '
-        'protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_'
-        'count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE true GROUP'
-        " BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:never_opened_day' AS dimension, ((created_a"
-        "t AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, protected AS prot"
+        'CREATE OR REPLACE FUNCTION lore_value_counts_deleted() RETURNS trigger LANGUAGE plpgsql SET jit = off AS'
+        ' $$ BEGIN INSERT INTO lore_lessoncountchange (account_id, dimension, archived, protected, counts) SELECT'
+        ' account_id, dimension, archived, protected, jsonb_object_agg(value, n) FROM (SELECT account_id, dimensi'
+        "on, value, archived, protected, sum(n) AS n FROM (SELECT account_id AS account_id, 'kind' AS dimension, "
+        'kind AS value, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT accoun'
+        't_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, o'
+        'rigin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at F'
+        "ROM lore_old_lessons) AS s WHERE kind <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_i"
+        "d, 'host' AS dimension, host AS value, archived AS archived, protected AS protected, -count(*)::integer "
+        'AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, '
+        'source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, crea'
+        "ted_at, last_opened_at FROM lore_old_lessons) AS s WHERE host <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT"
+        " account_id AS account_id, 'owner' AS dimension, owner AS value, archived AS archived, protected AS prot"
         'ected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, '
         'scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, open'
-        'ed_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE last_opened_at IS NUL'
-        'L GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n)'
-        ' <> 0) AS summed GROUP BY account_id, dimension, archived, protected; INSERT INTO lore_lessoncountchange'
-        " (account_id, dimension, archived, protected, counts) SELECT account_id, '', archived, protected, jsonb_"
-        'agg(jsonb_build_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, prote'
-        'cted, sum(n) AS n FROM (SELECT account_id AS account_id, scope AS scope, host AS host, kind AS kind, arc'
-        'hived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at '
-        'IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin'
-        '_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lesso'
-        'ns) AS s GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archived, protected'
-        ' HAVING sum(n) <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END $$;'
+        "ed_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE owner <> '' GROUP BY "
+        "1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'source_agent' AS dimension, source_agent AS value"
+        ', archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archive'
+        'd_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, o'
+        'rigin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_'
+        "lessons) AS s WHERE source_agent <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 't"
+        "rigger' AS dimension, trigger AS value, archived AS archived, protected AS protected, -count(*)::integer"
+        ' AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner,'
+        ' source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, cre'
+        "ated_at, last_opened_at FROM lore_old_lessons) AS s WHERE trigger <> '' GROUP BY 1, 3, 4, 5 UNION ALL SE"
+        "LECT account_id AS account_id, 'origin_repo' AS dimension, origin_repo AS value, archived AS archived, p"
+        'rotected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archi'
+        'ved, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, '
+        'read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE origi'
+        "n_repo <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'origin_branch' AS dimension"
+        ', origin_branch AS value, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SE'
+        'LECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent,'
+        ' trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_'
+        "opened_at FROM lore_old_lessons) AS s WHERE origin_branch <> '' GROUP BY 1, 3, 4, 5 UNION ALL SELECT acc"
+        "ount_id AS account_id, 'origin_pr' AS dimension, origin_pr AS value, archived AS archived, protected AS "
+        'protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protect'
+        'ed, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, '
+        "opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE origin_pr <> '' G"
+        "ROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:read_count' AS dimension, read_count::t"
+        'ext AS value, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account'
+        '_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, or'
+        'igin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FR'
+        "OM lore_old_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:o"
+        "pened_count' AS dimension, opened_count::text AS value, archived AS archived, protected AS protected, -c"
+        'ount(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, ho'
+        'st, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count,'
+        ' seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE true GROUP BY 1, 3, 4, 5 UNION'
+        " ALL SELECT account_id AS account_id, 'h:seen_count' AS dimension, seen_count::text AS value, archived A"
+        'S archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT '
+        'NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch'
+        ', origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS '
+        "s WHERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:created_day' AS dimension"
+        ", ((created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, prot"
+        'ected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived'
+        ', protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, rea'
+        'd_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE true GRO'
+        "UP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:last_open_day' AS dimension, ((coalesce(l"
+        "ast_opened_at, created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS ar"
+        'chived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL'
+        ' AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, or'
+        'igin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WH'
+        "ERE true GROUP BY 1, 3, 4, 5 UNION ALL SELECT account_id AS account_id, 'h:never_opened_day' AS dimensio"
+        "n, ((created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, archived AS archived, pro"
+        'tected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archive'
+        'd, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, re'
+        'ad_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s WHERE last_op'
+        'ened_at IS NULL GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected'
+        ' HAVING sum(n) <> 0) AS summed GROUP BY account_id, dimension, archived, protected; INSERT INTO lore_les'
+        "soncountchange (account_id, dimension, archived, protected, counts) SELECT account_id, '', archived, pro"
+        'tected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, a'
+        'rchived, protected, sum(n) AS n FROM (SELECT account_id AS account_id, scope AS scope, host AS host, kin'
+        'd AS kind, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id'
+        ', archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origi'
+        'n_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM '
+        'lore_old_lessons) AS s GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archi'
+        'ved, protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END '
+        '$$;'
     ),
     (
         'CREATE TRIGGER lore_value_counts_deleted AFTER DELETE ON lore_lesson REFERENCING OLD TABLE AS lore_old_l'
         'essons FOR EACH STATEMENT EXECUTE FUNCTION lore_value_counts_deleted()'
     ),
     (
-        'CREATE OR REPLACE FUNCTION lore_value_counts_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF c'
-        "urrent_setting('lore.lessons_counted', true) = statement_timestamp()::text THEN PERFORM set_config('lore"
-        ".lessons_counted', '', true); RETURN NULL; END IF; WITH moved AS MATERIALIZED (SELECT o.account_id AS o_"
-        'account_id, o.archived_at IS NOT NULL AS o_archived, o.protected AS o_protected, o.scope AS o_scope, o.h'
-        'ost AS o_host, o.kind AS o_kind, o.owner AS o_owner, o.source_agent AS o_source_agent, o.trigger AS o_tr'
-        'igger, o.origin_repo AS o_origin_repo, o.origin_branch AS o_origin_branch, o.origin_pr AS o_origin_pr, o'
-        '.read_count AS o_read_count, o.opened_count AS o_opened_count, o.seen_count AS o_seen_count, o.created_a'
-        't AS o_created_at, o.last_opened_at AS o_last_opened_at, w.account_id AS w_account_id, w.archived_at IS '
-        'NOT NULL AS w_archived, w.protected AS w_protected, w.scope AS w_scope, w.host AS w_host, w.kind AS w_ki'
-        'nd, w.owner AS w_owner, w.source_agent AS w_source_agent, w.trigger AS w_trigger, w.origin_repo AS w_ori'
-        'gin_repo, w.origin_branch AS w_origin_branch, w.origin_pr AS w_origin_pr, w.read_count AS w_read_count, '
-        'w.opened_count AS w_opened_count, w.seen_count AS w_seen_count, w.created_at AS w_created_at, w.last_ope'
-        'ned_at AS w_last_opened_at FROM lore_old_lessons o JOIN lore_new_lessons w ON w.id = o.id WHERE (o.accou'
-        'nt_id, o.scope, o.host, o.kind, o.owner, o.source_agent, o.trigger, o.origin_repo, o.origin_branch, o.or'
-        'igin_pr, o.read_count, o.opened_count, o.seen_count, o.created_at, o.last_opened_at, o.protected, o.arch'
-        'ived_at IS NULL) IS DISTINCT FROM (w.account_id, w.scope, w.host, w.kind, w.owner, w.source_agent, w.tri'
-        'gger, w.origin_repo, w.origin_branch, w.origin_pr, w.read_count, w.opened_count, w.seen_count, w.created'
-        '_at, w.last_opened_at, w.protected, w.archived_at IS NULL)) , counted AS (INSERT INTO lore_lessoncountch'
-        'ange (account_id, dimension, archived, protected, counts) SELECT account_id, dimension, archived, protec'
-        'ted, jsonb_object_agg(value, n) FROM (SELECT account_id, dimension, value, archived, protected, sum(n) A'
-        "S n FROM (SELECT o_account_id AS account_id, 'kind' AS dimension, o_kind AS value, o_archived AS archive"
-        "d, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE o_kind <> '' AND (o_kind, o_kind <"
-        "> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_kind, w_kind <> '', w_account_id, w_arc"
-        "hived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'host' AS dimension"
-        ', o_host AS value, o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved '
-        "WHERE o_host <> '' AND (o_host, o_host <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w"
-        "_host, w_host <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_accou"
-        "nt_id AS account_id, 'owner' AS dimension, o_owner AS value, o_archived AS archived, o_protected AS prot"
-        "ected, -count(*)::integer AS n FROM moved WHERE o_owner <> '' AND (o_owner, o_owner <> '', o_account_id,"
-        " o_archived, o_protected) IS DISTINCT FROM (w_owner, w_owner <> '', w_account_id, w_archived, w_protecte"
-        "d) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'source_agent' AS dimension, o_sourc"
-        'e_agent AS value, o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved W'
-        "HERE o_source_agent <> '' AND (o_source_agent, o_source_agent <> '', o_account_id, o_archived, o_protect"
-        "ed) IS DISTINCT FROM (w_source_agent, w_source_agent <> '', w_account_id, w_archived, w_protected) GROUP"
-        " BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'trigger' AS dimension, o_trigger AS value, "
-        'o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE o_trigger <> '
-        "'' AND (o_trigger, o_trigger <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_trigger, "
-        "w_trigger <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_i"
-        "d AS account_id, 'origin_repo' AS dimension, o_origin_repo AS value, o_archived AS archived, o_protected"
-        " AS protected, -count(*)::integer AS n FROM moved WHERE o_origin_repo <> '' AND (o_origin_repo, o_origin"
-        "_repo <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_repo, w_origin_repo <> ''"
-        ', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id'
-        ", 'origin_branch' AS dimension, o_origin_branch AS value, o_archived AS archived, o_protected AS protect"
-        "ed, -count(*)::integer AS n FROM moved WHERE o_origin_branch <> '' AND (o_origin_branch, o_origin_branch"
-        " <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_branch, w_origin_branch <> '',"
-        ' w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id,'
-        " 'origin_pr' AS dimension, o_origin_pr AS value, o_archived AS archived, o_protected AS protected, -coun"
-        "t(*)::integer AS n FROM moved WHERE o_origin_pr <> '' AND (o_origin_pr, o_origin_pr <> '', o_account_id,"
-        " o_archived, o_protected) IS DISTINCT FROM (w_origin_pr, w_origin_pr <> '', w_account_id, w_archived, w_"
-        "protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:read_count' AS dimension,"
-        ' o_read_count::text AS value, o_archived AS archived, o_protected AS protected, -count(*)::integer AS n '
-        'FROM moved WHERE true AND (o_read_count::text, true, o_account_id, o_archived, o_protected) IS DISTINCT '
-        'FROM (w_read_count::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SEL'
-        "ECT o_account_id AS account_id, 'h:opened_count' AS dimension, o_opened_count::text AS value, o_archived"
-        ' AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE true AND (o_opened_coun'
-        't::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_opened_count::text, true, w_ac'
-        "count_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:s"
-        "een_count' AS dimension, o_seen_count::text AS value, o_archived AS archived, o_protected AS protected, "
-        '-count(*)::integer AS n FROM moved WHERE true AND (o_seen_count::text, true, o_account_id, o_archived, o'
-        '_protected) IS DISTINCT FROM (w_seen_count::text, true, w_account_id, w_archived, w_protected) GROUP BY '
-        "1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:created_day' AS dimension, ((o_created_at AT "
-        "TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, o_archived AS archived, o_protected AS prote"
-        "cted, -count(*)::integer AS n FROM moved WHERE true AND (((o_created_at AT TIME ZONE 'UTC')::date - DATE"
-        " '1970-01-01')::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_created_at AT T"
-        "IME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GROUP BY "
-        "1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:last_open_day' AS dimension, ((coalesce(o_las"
-        "t_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, o_archived AS "
-        'archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE true AND (((coalesce(o_last'
-        "_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_account_id, o_ar"
-        "chived, o_protected) IS DISTINCT FROM (((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::d"
-        "ate - DATE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION A"
-        "LL SELECT o_account_id AS account_id, 'h:never_opened_day' AS dimension, ((o_created_at AT TIME ZONE 'UT"
-        "C')::date - DATE '1970-01-01')::text AS value, o_archived AS archived, o_protected AS protected, -count("
-        "*)::integer AS n FROM moved WHERE o_last_opened_at IS NULL AND (((o_created_at AT TIME ZONE 'UTC')::date"
-        " - DATE '1970-01-01')::text, o_last_opened_at IS NULL, o_account_id, o_archived, o_protected) IS DISTINC"
-        "T FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, w_last_opened_at IS NULL, w"
-        "_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, '"
-        "kind' AS dimension, w_kind AS value, w_archived AS archived, w_protected AS protected, count(*)::integer"
-        " AS n FROM moved WHERE w_kind <> '' AND (o_kind, o_kind <> '', o_account_id, o_archived, o_protected) IS"
-        " DISTINCT FROM (w_kind, w_kind <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION A"
-        "LL SELECT w_account_id AS account_id, 'host' AS dimension, w_host AS value, w_archived AS archived, w_pr"
-        "otected AS protected, count(*)::integer AS n FROM moved WHERE w_host <> '' AND (o_host, o_host <> '', o_"
-        "account_id, o_archived, o_protected) IS DISTINCT FROM (w_host, w_host <> '', w_account_id, w_archived, w"
-        "_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'owner' AS dimension, w_own"
-        'er AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w'
-        "_owner <> '' AND (o_owner, o_owner <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_own"
-        "er, w_owner <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account"
-        "_id AS account_id, 'source_agent' AS dimension, w_source_agent AS value, w_archived AS archived, w_prote"
-        "cted AS protected, count(*)::integer AS n FROM moved WHERE w_source_agent <> '' AND (o_source_agent, o_s"
-        "ource_agent <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_source_agent, w_source_age"
-        "nt <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS ac"
-        "count_id, 'trigger' AS dimension, w_trigger AS value, w_archived AS archived, w_protected AS protected, "
-        "count(*)::integer AS n FROM moved WHERE w_trigger <> '' AND (o_trigger, o_trigger <> '', o_account_id, o"
-        "_archived, o_protected) IS DISTINCT FROM (w_trigger, w_trigger <> '', w_account_id, w_archived, w_protec"
-        "ted) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_repo' AS dimension, w_orig"
-        'in_repo AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WH'
-        "ERE w_origin_repo <> '' AND (o_origin_repo, o_origin_repo <> '', o_account_id, o_archived, o_protected) "
-        "IS DISTINCT FROM (w_origin_repo, w_origin_repo <> '', w_account_id, w_archived, w_protected) GROUP BY 1,"
-        " 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_branch' AS dimension, w_origin_branch AS v"
-        'alue, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_origin'
-        "_branch <> '' AND (o_origin_branch, o_origin_branch <> '', o_account_id, o_archived, o_protected) IS DIS"
-        "TINCT FROM (w_origin_branch, w_origin_branch <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3"
-        ", 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_pr' AS dimension, w_origin_pr AS value, w_ar"
-        "chived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_origin_pr <> '' "
-        "AND (o_origin_pr, o_origin_pr <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_p"
-        "r, w_origin_pr <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_acco"
-        "unt_id AS account_id, 'h:read_count' AS dimension, w_read_count::text AS value, w_archived AS archived, "
-        'w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (o_read_count::text, true, o_'
-        'account_id, o_archived, o_protected) IS DISTINCT FROM (w_read_count::text, true, w_account_id, w_archive'
-        "d, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:opened_count' AS dim"
-        'ension, w_opened_count::text AS value, w_archived AS archived, w_protected AS protected, count(*)::integ'
-        'er AS n FROM moved WHERE true AND (o_opened_count::text, true, o_account_id, o_archived, o_protected) IS'
-        ' DISTINCT FROM (w_opened_count::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 U'
-        "NION ALL SELECT w_account_id AS account_id, 'h:seen_count' AS dimension, w_seen_count::text AS value, w_"
-        'archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (o_seen'
-        '_count::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_seen_count::text, true, w'
-        "_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, '"
-        "h:created_day' AS dimension, ((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS valu"
-        'e, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (('
-        "(o_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_account_id, o_archived, o_pr"
-        "otected) IS DISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_"
-        "account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h"
-        ":last_open_day' AS dimension, ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DAT"
-        "E '1970-01-01')::text AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n"
-        " FROM moved WHERE true AND (((coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE "
-        "'1970-01-01')::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((coalesce(w_last_op"
-        "ened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_archi"
-        "ved, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:never_opened_day' "
-        "AS dimension, ((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, w_archived A"
-        'S archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_last_opened_at IS NULL A'
-        "ND (((o_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, o_last_opened_at IS NULL, o_acc"
-        "ount_id, o_archived, o_protected) IS DISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '197"
-        "0-01-01')::text, w_last_opened_at IS NULL, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5) A"
-        'S delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n) <> 0) AS summed GROUP B'
-        'Y account_id, dimension, archived, protected RETURNING 1) INSERT INTO lore_lessoncountchange (account_id'
-        ", dimension, archived, protected, counts) SELECT account_id, '', archived, protected, jsonb_agg(jsonb_bu"
-        'ild_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, protected, sum(n)'
-        ' AS n FROM (SELECT o_account_id AS account_id, o_scope AS scope, o_host AS host, o_kind AS kind, o_archi'
-        'ved AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE (o_account_id, o_sco'
-        'pe, o_host, o_kind, o_archived, o_protected) IS DISTINCT FROM (w_account_id, w_scope, w_host, w_kind, w_'
-        'archived, w_protected) GROUP BY 1, 2, 3, 4, 5, 6 UNION ALL SELECT w_account_id AS account_id, w_scope AS'
-        ' scope, w_host AS host, w_kind AS kind, w_archived AS archived, w_protected AS protected, count(*)::inte'
-        'ger AS n FROM moved WHERE (o_account_id, o_scope, o_host, o_kind, o_archived, o_protected) IS DISTINCT F'
-        'ROM (w_account_id, w_scope, w_host, w_kind, w_archived, w_protected) GROUP BY 1, 2, 3, 4, 5, 6) AS delta'
-        ' GROUP BY account_id, scope, host, kind, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY acco'
-        'unt_id, archived, protected; RETURN NULL; END $$;'
+        'CREATE OR REPLACE FUNCTION lore_value_counts_updated() RETURNS trigger LANGUAGE plpgsql SET jit = off AS'
+        " $$ BEGIN IF current_setting('lore.lessons_counted', true) = statement_timestamp()::text THEN PERFORM se"
+        "t_config('lore.lessons_counted', '', true); RETURN NULL; END IF; WITH moved AS MATERIALIZED (SELECT o.ac"
+        'count_id AS o_account_id, o.archived_at IS NOT NULL AS o_archived, o.protected AS o_protected, o.scope A'
+        'S o_scope, o.host AS o_host, o.kind AS o_kind, o.owner AS o_owner, o.source_agent AS o_source_agent, o.t'
+        'rigger AS o_trigger, o.origin_repo AS o_origin_repo, o.origin_branch AS o_origin_branch, o.origin_pr AS '
+        'o_origin_pr, o.read_count AS o_read_count, o.opened_count AS o_opened_count, o.seen_count AS o_seen_coun'
+        't, o.created_at AS o_created_at, o.last_opened_at AS o_last_opened_at, w.account_id AS w_account_id, w.a'
+        'rchived_at IS NOT NULL AS w_archived, w.protected AS w_protected, w.scope AS w_scope, w.host AS w_host, '
+        'w.kind AS w_kind, w.owner AS w_owner, w.source_agent AS w_source_agent, w.trigger AS w_trigger, w.origin'
+        '_repo AS w_origin_repo, w.origin_branch AS w_origin_branch, w.origin_pr AS w_origin_pr, w.read_count AS '
+        'w_read_count, w.opened_count AS w_opened_count, w.seen_count AS w_seen_count, w.created_at AS w_created_'
+        'at, w.last_opened_at AS w_last_opened_at FROM lore_old_lessons o JOIN lore_new_lessons w ON w.id = o.id '
+        'WHERE (o.account_id, o.scope, o.host, o.kind, o.owner, o.source_agent, o.trigger, o.origin_repo, o.origi'
+        'n_branch, o.origin_pr, o.read_count, o.opened_count, o.seen_count, o.created_at, o.last_opened_at, o.pro'
+        'tected, o.archived_at IS NULL) IS DISTINCT FROM (w.account_id, w.scope, w.host, w.kind, w.owner, w.sourc'
+        'e_agent, w.trigger, w.origin_repo, w.origin_branch, w.origin_pr, w.read_count, w.opened_count, w.seen_co'
+        'unt, w.created_at, w.last_opened_at, w.protected, w.archived_at IS NULL)) , counted AS (INSERT INTO lore'
+        '_lessoncountchange (account_id, dimension, archived, protected, counts) SELECT account_id, dimension, ar'
+        'chived, protected, jsonb_object_agg(value, n) FROM (SELECT account_id, dimension, value, archived, prote'
+        "cted, sum(n) AS n FROM (SELECT o_account_id AS account_id, 'kind' AS dimension, o_kind AS value, o_archi"
+        "ved AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE o_kind <> '' AND (o_"
+        "kind, o_kind <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_kind, w_kind <> '', w_acc"
+        "ount_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'host"
+        "' AS dimension, o_host AS value, o_archived AS archived, o_protected AS protected, -count(*)::integer AS"
+        " n FROM moved WHERE o_host <> '' AND (o_host, o_host <> '', o_account_id, o_archived, o_protected) IS DI"
+        "STINCT FROM (w_host, w_host <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL "
+        "SELECT o_account_id AS account_id, 'owner' AS dimension, o_owner AS value, o_archived AS archived, o_pro"
+        "tected AS protected, -count(*)::integer AS n FROM moved WHERE o_owner <> '' AND (o_owner, o_owner <> '',"
+        " o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_owner, w_owner <> '', w_account_id, w_archiv"
+        "ed, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'source_agent' AS dime"
+        'nsion, o_source_agent AS value, o_archived AS archived, o_protected AS protected, -count(*)::integer AS '
+        "n FROM moved WHERE o_source_agent <> '' AND (o_source_agent, o_source_agent <> '', o_account_id, o_archi"
+        "ved, o_protected) IS DISTINCT FROM (w_source_agent, w_source_agent <> '', w_account_id, w_archived, w_pr"
+        "otected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'trigger' AS dimension, o_trig"
+        'ger AS value, o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE'
+        " o_trigger <> '' AND (o_trigger, o_trigger <> '', o_account_id, o_archived, o_protected) IS DISTINCT FRO"
+        "M (w_trigger, w_trigger <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELE"
+        "CT o_account_id AS account_id, 'origin_repo' AS dimension, o_origin_repo AS value, o_archived AS archive"
+        "d, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE o_origin_repo <> '' AND (o_origin_"
+        "repo, o_origin_repo <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_repo, w_ori"
+        "gin_repo <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id"
+        " AS account_id, 'origin_branch' AS dimension, o_origin_branch AS value, o_archived AS archived, o_protec"
+        "ted AS protected, -count(*)::integer AS n FROM moved WHERE o_origin_branch <> '' AND (o_origin_branch, o"
+        "_origin_branch <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_branch, w_origin"
+        "_branch <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id "
+        "AS account_id, 'origin_pr' AS dimension, o_origin_pr AS value, o_archived AS archived, o_protected AS pr"
+        "otected, -count(*)::integer AS n FROM moved WHERE o_origin_pr <> '' AND (o_origin_pr, o_origin_pr <> '',"
+        " o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_pr, w_origin_pr <> '', w_account_id, "
+        "w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:read_count'"
+        ' AS dimension, o_read_count::text AS value, o_archived AS archived, o_protected AS protected, -count(*):'
+        ':integer AS n FROM moved WHERE true AND (o_read_count::text, true, o_account_id, o_archived, o_protected'
+        ') IS DISTINCT FROM (w_read_count::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5'
+        " UNION ALL SELECT o_account_id AS account_id, 'h:opened_count' AS dimension, o_opened_count::text AS val"
+        'ue, o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE true AND '
+        '(o_opened_count::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_opened_count::te'
+        'xt, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS ac'
+        "count_id, 'h:seen_count' AS dimension, o_seen_count::text AS value, o_archived AS archived, o_protected "
+        'AS protected, -count(*)::integer AS n FROM moved WHERE true AND (o_seen_count::text, true, o_account_id,'
+        ' o_archived, o_protected) IS DISTINCT FROM (w_seen_count::text, true, w_account_id, w_archived, w_protec'
+        "ted) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:created_day' AS dimension, ((o_"
+        "created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, o_archived AS archived, o_prot"
+        "ected AS protected, -count(*)::integer AS n FROM moved WHERE true AND (((o_created_at AT TIME ZONE 'UTC'"
+        ")::date - DATE '1970-01-01')::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_c"
+        "reated_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_archived, w_protec"
+        "ted) GROUP BY 1, 3, 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:last_open_day' AS dimension, (("
+        "coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, "
+        'o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE true AND (((c'
+        "oalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_ac"
+        'count_id, o_archived, o_protected) IS DISTINCT FROM (((coalesce(w_last_opened_at, w_created_at) AT TIME '
+        "ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3"
+        ", 4, 5 UNION ALL SELECT o_account_id AS account_id, 'h:never_opened_day' AS dimension, ((o_created_at AT"
+        " TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, o_archived AS archived, o_protected AS prot"
+        'ected, -count(*)::integer AS n FROM moved WHERE o_last_opened_at IS NULL AND (((o_created_at AT TIME ZON'
+        "E 'UTC')::date - DATE '1970-01-01')::text, o_last_opened_at IS NULL, o_account_id, o_archived, o_protect"
+        "ed) IS DISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, w_last_opened"
+        '_at IS NULL, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS'
+        " account_id, 'kind' AS dimension, w_kind AS value, w_archived AS archived, w_protected AS protected, cou"
+        "nt(*)::integer AS n FROM moved WHERE w_kind <> '' AND (o_kind, o_kind <> '', o_account_id, o_archived, o"
+        "_protected) IS DISTINCT FROM (w_kind, w_kind <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3"
+        ", 4, 5 UNION ALL SELECT w_account_id AS account_id, 'host' AS dimension, w_host AS value, w_archived AS "
+        "archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_host <> '' AND (o_host, o_"
+        "host <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_host, w_host <> '', w_account_id,"
+        " w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'owner' AS di"
+        'mension, w_owner AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM'
+        " moved WHERE w_owner <> '' AND (o_owner, o_owner <> '', o_account_id, o_archived, o_protected) IS DISTIN"
+        "CT FROM (w_owner, w_owner <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SE"
+        "LECT w_account_id AS account_id, 'source_agent' AS dimension, w_source_agent AS value, w_archived AS arc"
+        "hived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_source_agent <> '' AND (o_sou"
+        "rce_agent, o_source_agent <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_source_agent"
+        ", w_source_agent <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_ac"
+        "count_id AS account_id, 'trigger' AS dimension, w_trigger AS value, w_archived AS archived, w_protected "
+        "AS protected, count(*)::integer AS n FROM moved WHERE w_trigger <> '' AND (o_trigger, o_trigger <> '', o"
+        "_account_id, o_archived, o_protected) IS DISTINCT FROM (w_trigger, w_trigger <> '', w_account_id, w_arch"
+        "ived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_repo' AS dim"
+        'ension, w_origin_repo AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n'
+        " FROM moved WHERE w_origin_repo <> '' AND (o_origin_repo, o_origin_repo <> '', o_account_id, o_archived,"
+        " o_protected) IS DISTINCT FROM (w_origin_repo, w_origin_repo <> '', w_account_id, w_archived, w_protecte"
+        "d) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_branch' AS dimension, w_orig"
+        'in_branch AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved '
+        "WHERE w_origin_branch <> '' AND (o_origin_branch, o_origin_branch <> '', o_account_id, o_archived, o_pro"
+        "tected) IS DISTINCT FROM (w_origin_branch, w_origin_branch <> '', w_account_id, w_archived, w_protected)"
+        " GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_pr' AS dimension, w_origin_pr "
+        'AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_or'
+        "igin_pr <> '' AND (o_origin_pr, o_origin_pr <> '', o_account_id, o_archived, o_protected) IS DISTINCT FR"
+        "OM (w_origin_pr, w_origin_pr <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL"
+        " SELECT w_account_id AS account_id, 'h:read_count' AS dimension, w_read_count::text AS value, w_archived"
+        ' AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (o_read_count::'
+        'text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_read_count::text, true, w_account'
+        "_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:opened"
+        "_count' AS dimension, w_opened_count::text AS value, w_archived AS archived, w_protected AS protected, c"
+        'ount(*)::integer AS n FROM moved WHERE true AND (o_opened_count::text, true, o_account_id, o_archived, o'
+        '_protected) IS DISTINCT FROM (w_opened_count::text, true, w_account_id, w_archived, w_protected) GROUP B'
+        "Y 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:seen_count' AS dimension, w_seen_count::tex"
+        't AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE tr'
+        'ue AND (o_seen_count::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_seen_count:'
+        ':text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS'
+        " account_id, 'h:created_day' AS dimension, ((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')"
+        '::text AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHE'
+        "RE true AND (((o_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_account_id, o_"
+        "archived, o_protected) IS DISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::"
+        'text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS '
+        "account_id, 'h:last_open_day' AS dimension, ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC"
+        "')::date - DATE '1970-01-01')::text AS value, w_archived AS archived, w_protected AS protected, count(*)"
+        "::integer AS n FROM moved WHERE true AND (((coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')"
+        "::date - DATE '1970-01-01')::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((coal"
+        "esce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_accou"
+        "nt_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:neve"
+        "r_opened_day' AS dimension, ((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value"
+        ', w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_last_opene'
+        "d_at IS NULL AND (((o_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, o_last_opened_at "
+        "IS NULL, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::da"
+        "te - DATE '1970-01-01')::text, w_last_opened_at IS NULL, w_account_id, w_archived, w_protected) GROUP BY"
+        ' 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n) <> 0) AS '
+        'summed GROUP BY account_id, dimension, archived, protected RETURNING 1) INSERT INTO lore_lessoncountchan'
+        "ge (account_id, dimension, archived, protected, counts) SELECT account_id, '', archived, protected, json"
+        'b_agg(jsonb_build_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, pro'
+        'tected, sum(n) AS n FROM (SELECT o_account_id AS account_id, o_scope AS scope, o_host AS host, o_kind AS'
+        ' kind, o_archived AS archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE (o_acc'
+        'ount_id, o_scope, o_host, o_kind, o_archived, o_protected) IS DISTINCT FROM (w_account_id, w_scope, w_ho'
+        'st, w_kind, w_archived, w_protected) GROUP BY 1, 2, 3, 4, 5, 6 UNION ALL SELECT w_account_id AS account_'
+        'id, w_scope AS scope, w_host AS host, w_kind AS kind, w_archived AS archived, w_protected AS protected, '
+        'count(*)::integer AS n FROM moved WHERE (o_account_id, o_scope, o_host, o_kind, o_archived, o_protected)'
+        ' IS DISTINCT FROM (w_account_id, w_scope, w_host, w_kind, w_archived, w_protected) GROUP BY 1, 2, 3, 4, '
+        '5, 6) AS delta GROUP BY account_id, scope, host, kind, archived, protected HAVING sum(n) <> 0) AS summed'
+        ' GROUP BY account_id, archived, protected; RETURN NULL; END $$;'
     ),
     (
         'CREATE TRIGGER lore_value_counts_updated AFTER UPDATE ON lore_lesson REFERENCING OLD TABLE AS lore_old_l'
