@@ -429,8 +429,8 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
 
 # Issue 28: the Age & activity sections of the filter menu draw a histogram whose one GROUP BY also gives the
 # presets' counts. Created and Chosen read the covering index, Delivered the table, the decay score computes a score
-# per lesson: the four kinds of section, over every lesson and over the filtered view.
-HISTOGRAM_SECTIONS = ("created", "chosen", "delivered", "decay")
+# per lesson: every section, over every lesson and over the filtered view.
+HISTOGRAM_SECTIONS = ("created", "last_open", "recurrence", "chosen", "delivered", "decay")
 
 
 def histogram_scenarios(menu: str, filtered: dict[str, object]) -> list[Scenario]:

@@ -16,13 +16,13 @@ from django.db import connection
 from django.db.models import BooleanField, Case, Count, F, Q, QuerySet, Value, When
 
 from explorer.state import ExplorerState
-from lore.bins import Distribution, distribution
+from lore.bins import Distribution, distribution, kept_distribution
 from lore.candidates import rule_predicate
 from lore.conditions import DIMENSIONS_BY_NAME, PARAMS, Condition, Dimension, DimFilter
 from lore.models import Account, Lesson, LessonTag
 from lore.rollups import deliveries_between
 from lore.rules.rule import Rule
-from lore.scopes import scope_q
+from lore.scopes import GLOBAL, scope_q
 from lore.selectors import dimension_value_counts as _value_counts
 from lore.selectors import lessons_filtered, text_search_q
 from lore.value_counts import kept_value_counts, maintained, page_counts
@@ -113,7 +113,14 @@ def condition_distribution(
     account: Account, state: ExplorerState, cond: Condition, *, now: datetime, extra: Sequence[int] = ()
 ) -> Distribution:
     """The lessons `condition_choice_counts` counts from, per bin of `cond` (lore.bins): one GROUP BY. `extra`:
-    values of the condition that must split the bins exactly (the applied or typed value)."""
+    values of the condition that must split the bins exactly (the applied or typed value). Over the whole store
+    (nothing but the condition itself in the rule, every scope, no search, range or run), from the counts the
+    database keeps where it keeps them (lore.bins.kept_distribution, issue 28)."""
+    rule = state.rule.without_condition(cond.key)
+    if rule.is_empty and rule.scope == GLOBAL and _nothing_but_the_rule(state, now):
+        kept = kept_distribution(account.pk, cond, archived=state.archived, now=now, extra=extra)
+        if kept is not None:
+            return kept
     return distribution(condition_base(account, state, cond, now=now), cond, now=now, extra=extra)
 
 

@@ -14,11 +14,14 @@ one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` fo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
-from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 from lore.conditions import COUNT_MIN, PARAMS, Condition, Param
 from lore.decay import SCORE_MAX, decay_score
@@ -176,10 +179,17 @@ def _by_edge(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: d
         sums |= {"never": Count(COUNTED, filter=never)}
         sums |= {f"w{k}": Count(COUNTED, filter=within.q(e, now)) for k, e in enumerate(edges)}
     row = {key: int(value or 0) for key, value in qs.order_by().aggregate(**sums).items()}
+    return _differenced(row, edges, never=never is not None)
+
+
+def _differenced(row: dict[str, int], edges: Sequence[int], *, never: bool) -> list[list[int]]:
+    """[counts, never] per bin from the lessons in view (`total`), those each edge's older predicate keeps
+    (`o{k}`) and, for a condition with a "within" direction, those never opened (`never`) and those opened within
+    each edge (`w{k}`)."""
     total = row["total"]
     at_most = [total - row[f"o{k}"] for k in range(len(edges))] + [total]  # lessons at or below each edge
     counts = [n - (at_most[k - 1] if k else 0) for k, n in enumerate(at_most)]
-    if never is None:
+    if not never:
         return [counts, [0] * len(counts)]
     never_at_most = [at_most[k] - row[f"w{k}"] for k in range(len(edges))] + [row["never"]]
     return [counts, [n - (never_at_most[k - 1] if k else 0) for k, n in enumerate(never_at_most)]]
@@ -193,3 +203,115 @@ def distribution(
     by_edge = PARAMS[cond.retention].comparison == "older"
     counts, never = (_by_edge if by_edge else _grouped)(qs, cond, edges, now)
     return Distribution(cond, edges, tuple(counts), tuple(never))
+
+
+# ---------------------------------------------------------------- the kept counts (issue 28 part 1, PostgreSQL)
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Per condition with a kept form: the kept dimension of its values (lore.value_counts.HISTOGRAM_COUNTED) and, for
+# days, the lesson expression whose UTC day that is.
+KEPT_COUNTERS = {"recurrence": "h:seen_count", "delivered": "h:read_count", "chosen": "h:opened_count"}
+KEPT_DAYS = {"created": "h:created_day", "last_open": "h:last_open_day"}
+NEVER_OPENED_DAYS = "h:never_opened_day"
+
+
+def day_of(moment: datetime) -> int:
+    """The UTC day of `moment` as days since 1970-01-01, as the kept day dimensions count it."""
+    return (moment - EPOCH).days
+
+
+def _day_start(day: int) -> datetime:
+    return EPOCH + timedelta(days=day)
+
+
+def kept_distribution(
+    account_id: int, cond: Condition, *, archived: bool, now: datetime, extra: Iterable[int] = ()
+) -> Distribution | None:
+    """`distribution` over every lesson of the account in the unfiltered view of that state (active: protected
+    lessons left out, as the candidate set leaves them; archived: all), from the counts the database keeps, or None
+    where none are kept: SQLite, the decay score (its value moves with `now` and four columns: no exact kept form)
+    and days over the archived lessons (no index to count the boundary day with).
+
+    Counters: the kept lessons per value, summed per bin. Days: an edge `now - N days` falls inside a UTC day; the
+    whole days before it are summed from the kept counts and the lessons of that one day before the edge are
+    counted from the lessons (an index range scan of one day each), in the same statement: exact."""
+    from lore.value_counts import histogram_counts, maintained
+
+    if not maintained() or cond.key not in KEPT_COUNTERS | KEPT_DAYS or (archived and cond.unit == "days"):
+        return None
+    edges = bin_edges(cond, extra)
+    protected = None if archived else False
+    if cond.key in KEPT_COUNTERS:
+        name = KEPT_COUNTERS[cond.key]
+        kept, _ = histogram_counts(account_id, [name], archived=archived, protected=protected)
+        counts = [0] * (len(edges) + 1)
+        for value, n in kept[name].items():
+            counts[sum(1 for edge in edges if edge < value)] += n
+        return Distribution(cond, edges, tuple(counts), (0,) * len(counts))
+    cutoffs = [now - timedelta(days=e) for e in edges]
+    days = [day_of(c) for c in cutoffs]
+    # Each edge's day is counted on its shorter side: before the edge (added to the whole days before it) or
+    # after it (taken from the whole days up to its end).
+    after = [c - _day_start(d) > _day_start(d + 1) - c for d, c in zip(days, cutoffs, strict=True)]
+    lessons = Lesson.objects.filter(account_id=account_id, archived_at__isnull=True, protected=False)
+    at = Coalesce("last_opened_at", "created_at") if cond.key == "last_open" else F("created_at")
+    windows = [
+        Q(GreaterThanOrEqual(at, c), LessThan(at, _day_start(d + 1)))
+        if later
+        else Q(GreaterThanOrEqual(at, _day_start(d)), LessThan(at, c))
+        for d, c, later in zip(days, cutoffs, after, strict=True)
+    ]
+    names = [KEPT_DAYS[cond.key]]
+    never = cond.key == "last_open"
+    if never:  # and the never-opened lessons of each boundary day (their last open is their creation)
+        names.append(NEVER_OPENED_DAYS)
+    # One count per window, each an index-only range scan (an OR of the windows would be one bitmap heap scan).
+    parts = [
+        lessons.filter(w)
+        .values("account")
+        .annotate(
+            edge=Value(k),
+            b=Count(COUNTED),
+            n=Count(COUNTED, filter=Q(last_opened_at__isnull=True)) if never else Value(0),
+        )
+        .values("edge", "b", "n")
+        .query.sql_with_params()
+        for k, w in enumerate(windows)
+    ]
+    union = " UNION ALL ".join(f"({sql})" for sql, _ in parts)
+    boundary = (
+        f"SELECT coalesce(jsonb_agg(jsonb_build_array(edge, b, n)), '[]'::jsonb) FROM ({union}) AS u",
+        [p for _, params in parts for p in params],
+    )
+    kept, row = histogram_counts(account_id, names, archived=False, protected=False, boundary=boundary)
+    found = dict.fromkeys((f"{c}{k}" for k in range(len(edges)) for c in "bn"), 0)
+    for k, b, n in _json(row[0]) if row else []:
+        found[f"b{k}"], found[f"n{k}"] = int(b), int(n)
+
+    def before_edge(per_day: dict[int, int], k: int, counted: int) -> int:
+        """The lessons of `per_day` before edge k, whose day's lessons on its shorter side are `counted`."""
+        if after[k]:
+            return _before(per_day, days[k] + 1) - counted
+        return _before(per_day, days[k]) + counted
+
+    per_day = kept[names[0]]
+    total = sum(per_day.values())
+    sums_row = {"total": total}
+    sums_row |= {f"o{k}": before_edge(per_day, k, found[f"b{k}"]) for k in range(len(edges))}
+    if never:
+        never_days = kept[NEVER_OPENED_DAYS]
+        opened = total - sum(never_days.values())
+        sums_row["never"] = total - opened
+        for k in range(len(edges)):  # opened before the edge: older minus the never-opened created before it
+            never_before = before_edge(never_days, k, found[f"n{k}"])
+            sums_row[f"w{k}"] = opened - (sums_row[f"o{k}"] - never_before)
+    counts, nevers = _differenced(sums_row, edges, never=never)
+    return Distribution(cond, edges, tuple(counts), tuple(nevers))
+
+
+def _json(value: object) -> list[list[int]]:
+    return json.loads(value) if isinstance(value, str) else value  # type: ignore[return-value]
+
+
+def _before(per_day: dict[int, int], day: int) -> int:
+    return sum(n for d, n in per_day.items() if d < day)

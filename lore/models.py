@@ -200,10 +200,13 @@ class Lesson(models.Model):
         ]
         indexes = [
             # The Explorer's default order (newest) and keyset pagination, active lessons only.
+            # Also the kept Created histogram's boundary day (lore.bins.kept_distribution): `protected` carried so
+            # that the unfiltered view's count of one day is an index-only scan.
             models.Index(
                 fields=["account", "-created_at", "-id"],
                 name="lesson_active_newest",
                 condition=models.Q(archived_at__isnull=True),
+                include=["protected"],
             ),
             models.Index(
                 fields=["account", "-opened_count", "-id"],
@@ -217,11 +220,14 @@ class Lesson(models.Model):
                 name="lesson_active_updated",
                 condition=models.Q(archived_at__isnull=True),
             ),
+            # Also the kept Last agent open histogram's boundary day: index-only (an expression index serves one
+            # only when it carries the columns of its expression), whether never opened, whether pinned.
             models.Index(
                 Coalesce("last_opened_at", "created_at"),
                 "account",
                 name="lesson_last_agent_open",
                 condition=models.Q(archived_at__isnull=True),
+                include=["protected", "last_opened_at", "created_at"],
             ),
             # Preview counts and keys, the run's count, the Explorer's filtered counts, value counts and matrix:
             # index-only scans, with a range on kind (and host) when those are filtered.

@@ -25,7 +25,10 @@ count with GROUP BY.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
@@ -42,6 +45,7 @@ from lore.models import (
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import MENU_VALUES_LIMIT
+from lore.serial import without_parallel_workers
 
 TABLE = LessonValueCount._meta.db_table
 PAGE_TABLE = LessonPageCount._meta.db_table
@@ -49,6 +53,69 @@ CHANGES = LessonCountChange._meta.db_table
 PAGE_COUNTS = LessonCountChange.PAGE_COUNTS
 LESSONS = "lore_lesson"
 COUNTED: tuple[Dimension, ...] = tuple(d for d in DIMENSIONS if not d.is_tags)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One dimension as the triggers count it: its name (`LessonValueCount.dimension`), the lesson columns it
+    reads, its value as SQL over them and when a lesson has one (templates: `{p}` is the columns' prefix)."""
+
+    name: str
+    columns: tuple[str, ...]
+    value: str
+    present: str = "true"
+
+    def value_sql(self, prefix: str = "") -> str:
+        return self.value.format(p=prefix)
+
+    def present_sql(self, prefix: str = "") -> str:
+        return self.present.format(p=prefix)
+
+
+def counted_of(dim: Dimension) -> Counted:
+    """A scalar dimension of the registry: its column's value, a blank one not counted."""
+    return Counted(dim.name, (dim.field,), f"{{p}}{dim.field}", f"{{p}}{dim.field} <> ''")
+
+
+def _day(column: str) -> str:
+    """The UTC day of a timestamp as days since 1970-01-01 (lore.bins.day_of is the same in Python)."""
+    return f"(({column} AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text"
+
+
+# Issue 28: the histograms of the filter menu's Age & activity sections over the whole store (lore.bins
+# kept_distribution). Counters per value; days per UTC day, the one day an edge falls inside counted from the
+# lessons. Last agent open: the day of the last open, or of creation if never opened, and the creation day of the
+# lessons never opened (what the "opened within" direction leaves out).
+HISTOGRAM_COUNTED: tuple[Counted, ...] = (
+    Counted("h:read_count", ("read_count",), "{p}read_count::text"),
+    Counted("h:opened_count", ("opened_count",), "{p}opened_count::text"),
+    Counted("h:seen_count", ("seen_count",), "{p}seen_count::text"),
+    Counted("h:created_day", ("created_at",), _day("{p}created_at")),
+    Counted(
+        "h:last_open_day",
+        ("last_opened_at", "created_at"),
+        _day("coalesce({p}last_opened_at, {p}created_at)"),
+    ),
+    Counted(
+        "h:never_opened_day",
+        ("last_opened_at", "created_at"),
+        _day("{p}created_at"),
+        "{p}last_opened_at IS NULL",
+    ),
+)
+HISTOGRAMS_BY_NAME = {h.name: h for h in HISTOGRAM_COUNTED}
+TRIGGERED: tuple[Counted, ...] = tuple(counted_of(d) for d in COUNTED) + HISTOGRAM_COUNTED
+
+
+def _as_counted(dims: Sequence[Counted | Dimension]) -> list[Counted]:
+    return [d if isinstance(d, Counted) else counted_of(d) for d in dims]
+
+
+def _columns(dims: Sequence[Counted]) -> list[str]:
+    """The lesson columns the page counts and `dims` read, once each."""
+    return list(dict.fromkeys(("scope", "host", "kind", *(c for d in dims for c in d.columns))))
+
+
 # The functions and triggers install() creates, named once for install, uninstall and the tests.
 TRIGGERS = {
     "INSERT": ("lore_value_counts_inserted", "NEW TABLE AS lore_new_lessons"),
@@ -68,26 +135,43 @@ def maintained() -> bool:
 # ---------------------------------------------------------------- the triggers
 
 
-def _grouped(source: str, dims: Sequence[Dimension], *, prefix: str = "", sign: str = "") -> list[str]:
+def _grouped(
+    source: str, dims: Sequence[Counted], *, prefix: str = "", sign: str = "", changed: bool = False
+) -> list[str]:
     """Per dimension, (key…, ±lessons) over the rows of `source`, whose columns are `{prefix}account_id`,
-    `{prefix}archived`, `{prefix}protected` and `{prefix}<field>`. One small GROUP BY per dimension reads the
+    `{prefix}archived`, `{prefix}protected` and `{prefix}<column>`. One small GROUP BY per dimension reads the
     rows eight times but hashes short keys: three times faster on an archive batch than spreading every lesson
-    into a row per dimension first (bench/RESULTS.md, issue 16 #27)."""
+    into a row per dimension first (bench/RESULTS.md, issue 16 #27). `changed` (the moved rows of an UPDATE, o_
+    and w_ sides): only the rows whose value or state of that dimension changed (the others cancel out), so that
+    a read bump groups the counters it moved, not every dimension."""
     return [
-        f"SELECT {prefix}account_id AS account_id, '{d.name}' AS dimension, {prefix}{d.field} AS value, "
+        f"SELECT {prefix}account_id AS account_id, '{d.name}' AS dimension, {d.value_sql(prefix)} AS value, "
         f"{prefix}archived AS archived, {prefix}protected AS protected, {sign}count(*)::integer AS n "
-        f"FROM {source} WHERE {prefix}{d.field} <> '' GROUP BY 1, 3, 4, 5"
+        f"FROM {source} WHERE {d.present_sql(prefix)}{_changed(d) if changed else ''} GROUP BY 1, 3, 4, 5"
         for d in dims
     ]
 
 
-def _page_grouped(source: str, *, prefix: str = "", sign: str = "") -> str:
+def _changed(d: Counted) -> str:
+    def side(a: str) -> str:
+        return f"{d.value_sql(a)}, {d.present_sql(a)}, {a}account_id, {a}archived, {a}protected"
+
+    return f" AND ({side('o_')}) IS DISTINCT FROM ({side('w_')})"
+
+
+def _page_grouped(source: str, *, prefix: str = "", sign: str = "", changed: bool = False) -> str:
     """(account, scope, host, kind, archived, protected, ±lessons) over the rows of `source` (columns as in
     _grouped)."""
+    where = ""
+    if changed:
+        side = ", ".join(
+            f"{{a}}{c}" for c in ("account_id", "scope", "host", "kind", "archived", "protected")
+        )
+        where = f" WHERE ({side.format(a='o_')}) IS DISTINCT FROM ({side.format(a='w_')})"
     return (
         f"SELECT {prefix}account_id AS account_id, {prefix}scope AS scope, {prefix}host AS host, "
         f"{prefix}kind AS kind, {prefix}archived AS archived, {prefix}protected AS protected, "
-        f"{sign}count(*)::integer AS n FROM {source} GROUP BY 1, 2, 3, 4, 5, 6"
+        f"{sign}count(*)::integer AS n FROM {source}{where} GROUP BY 1, 2, 3, 4, 5, 6"
     )
 
 
@@ -144,16 +228,16 @@ VIEWS = {
 }
 
 
-def _states(table: str, dims: Sequence[Dimension]) -> str:
+def _states(table: str, dims: Sequence[Counted]) -> str:
     """The lessons of `table` as the columns _grouped and _page_grouped read."""
-    fields = ", ".join(dict.fromkeys(("host", "kind", *(d.field for d in dims))))
+    fields = ", ".join(c for c in _columns(dims) if c != "scope")
     return f"(SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, {fields} FROM {table}) AS s"
 
 
-def _moved(dims: Sequence[Dimension]) -> str:
-    """The updated lessons whose counted values, scope or state changed (a read bump or a rewrite of the text did
-    not), before (o_…) and after (w_…), once."""
-    fields = list(dict.fromkeys(("scope", "host", "kind", *(d.field for d in dims))))
+def _moved(dims: Sequence[Counted | Dimension]) -> str:
+    """The updated lessons whose counted values, scope or state changed (a rewrite of the text alone did not; a
+    read bump moves the counters), before (o_…) and after (w_…), once."""
+    fields = _columns(_as_counted(dims))
     columns = ["account_id", *fields, "protected"]
     old = ", ".join(f"o.{c}" for c in columns) + ", o.archived_at IS NULL"
     new = ", ".join(f"w.{c}" for c in columns) + ", w.archived_at IS NULL"
@@ -169,8 +253,12 @@ def _moved(dims: Sequence[Dimension]) -> str:
 
 
 def _function(name: str, body: str) -> str:
+    """A trigger function running `body`, without JIT: the planner cannot see how few rows a transition table
+    holds, so a statement over one looks expensive enough to compile, and compiling the UPDATE trigger's few dozen
+    GROUP BYs took 2.7 s per read-fold batch of 5,000 lessons at 1M before the histograms were kept (6 s after),
+    where running them takes ~0.1 s (issue 28)."""
     return (
-        f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$ "
         f"BEGIN {body} RETURN NULL; END $$;"
     )
 
@@ -188,12 +276,12 @@ _STEP_ASIDE = (
 )
 
 
-def state_moves_columns(dims: Sequence[Dimension] = COUNTED) -> list[str]:
+def state_moves_columns(dims: Sequence[Counted] = TRIGGERED) -> list[str]:
     """The columns of `lore_lesson` a statement must return for `state_moves_counted` to count its rows."""
-    return list(dict.fromkeys(("account_id", "protected", "scope", "host", "kind", *(d.field for d in dims))))
+    return list(dict.fromkeys(("account_id", "protected", *_columns(dims))))
 
 
-def state_moves_counted(source: str, *, archived_before: bool, dims: Sequence[Dimension] = COUNTED) -> str:
+def state_moves_counted(source: str, *, archived_before: bool, dims: Sequence[Counted] = TRIGGERED) -> str:
     """CTEs (`counted`, `paged`, `flagged`) appending the count changes of the lessons in `source` (a CTE of
     `lore_lesson` rows with `state_moves_columns`, every one moved from archived `archived_before` to the
     other state, its values and pin unchanged) and flagging the statement as counted, so its UPDATE trigger steps
@@ -202,8 +290,8 @@ def state_moves_counted(source: str, *, archived_before: bool, dims: Sequence[Di
     before, after = ("true", "false") if archived_before else ("false", "true")
     states = f"(VALUES ({before}, -1), ({after}, 1)) AS s(archived, sign)"
     grouped = " UNION ALL ".join(
-        f"SELECT account_id, '{d.name}' AS dimension, {d.field} AS value, protected, count(*)::integer AS n "
-        f"FROM {source} WHERE {d.field} <> '' GROUP BY 1, 3, 4"
+        f"SELECT account_id, '{d.name}' AS dimension, {d.value_sql()} AS value, protected, count(*)::integer AS n "
+        f"FROM {source} WHERE {d.present_sql()} GROUP BY 1, 3, 4"
         for d in dims
     )
     insert = f"INSERT INTO {CHANGES} (account_id, dimension, archived, protected, counts)"
@@ -219,7 +307,7 @@ def state_moves_counted(source: str, *, archived_before: bool, dims: Sequence[Di
     )
 
 
-def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
+def install_sql(dims: Sequence[Counted] = TRIGGERED) -> list[str]:
     """The functions and statement-level triggers that keep the counts of `dims`, the views readers sum, then the
     counts of the lessons already stored. In one transaction: CREATE TRIGGER locks out writers until it commits, so no lesson written
     meanwhile is counted twice or missed."""
@@ -231,9 +319,12 @@ def install_sql(dims: Sequence[Dimension] = COUNTED) -> list[str]:
         # One statement reads the moved lessons once for both (a data-modifying CTE runs to completion).
         "UPDATE": _STEP_ASIDE
         + _moved(dims)
-        + f", counted AS ({_append_packed(_grouped('moved', dims, prefix='o_', sign='-') + _grouped('moved', dims, prefix='w_'))} RETURNING 1) "
+        + f", counted AS ({_append_packed(_grouped('moved', dims, prefix='o_', sign='-', changed=True) + _grouped('moved', dims, prefix='w_', changed=True))} RETURNING 1) "
         + _page_append_packed(
-            [_page_grouped("moved", prefix="o_", sign="-"), _page_grouped("moved", prefix="w_")]
+            [
+                _page_grouped("moved", prefix="o_", sign="-", changed=True),
+                _page_grouped("moved", prefix="w_", changed=True),
+            ]
         )
         + ";",
     }
@@ -267,7 +358,7 @@ def installed_dimensions() -> list[str]:
         row = cursor.fetchone()
     if row is None:
         return []
-    return [d.name for d in DIMENSIONS if f"'{d.name}' AS dimension, {d.field} AS value" in row[0]]
+    return [d.name for d in TRIGGERED if f"'{d.name}' AS dimension, {d.value_sql()} AS value" in row[0]]
 
 
 # ---------------------------------------------------------------- reading and folding
@@ -391,3 +482,40 @@ def kept_value_counts(
     if not rule.is_empty or rule.scope != GLOBAL or dim.is_tags or not maintained():
         return None
     return value_counts(account_id, dim, typed, archived=archived, protected=protected)
+
+
+def histogram_counts(
+    account_id: int,
+    names: Sequence[str],
+    *,
+    archived: bool,
+    protected: bool | None,
+    boundary: tuple[str, Sequence[Any]] | None = None,
+) -> tuple[dict[str, dict[int, int]], tuple[Any, ...] | None]:
+    """({dimension: {value: lessons}} of the kept histogram dimensions `names` over every lesson of the account
+    in that state, the one row of `boundary`, a query over the lessons): one statement, so the lessons `boundary`
+    counts and the kept counts are of one snapshot. PostgreSQL only (`maintained()`)."""
+    view = LessonValueCountView._meta.db_table
+    state = "archived = %s" + (" AND protected = %s" if protected is not None else "")
+    params: list[Any] = [account_id, list(names), archived]
+    if protected is not None:
+        params.append(protected)
+    kept = (
+        f"SELECT coalesce(jsonb_agg(jsonb_build_array(dimension, value, total, parts)), '[]'::jsonb) FROM "
+        f"(SELECT dimension, value, sum(n) AS total, count(*) AS parts FROM {view} "
+        f"WHERE account_id = %s AND dimension = ANY(%s) AND {state} GROUP BY 1, 2) AS s"
+    )
+    sql, extra = (boundary[0], list(boundary[1])) if boundary else ("SELECT 1 AS none", [])
+    # Serially (lore.serial): a few small index range scans, which two parallel workers made twice as slow (Last
+    # agent open at 1M: 27–31 → 14 ms).
+    with without_parallel_workers(), connection.cursor() as cursor:
+        cursor.execute(f"SELECT ({kept}), b.* FROM ({sql}) AS b", params + extra)
+        found, *row = cursor.fetchone()
+    counts: dict[str, dict[int, int]] = {name: {} for name in names}
+    parts = 0
+    for dimension, value, total, summed in json.loads(found) if isinstance(found, str) else found:
+        parts += int(summed)
+        if int(total):
+            counts[dimension][int(value)] = int(total)
+    _fold_if_many(account_id, parts)
+    return counts, (tuple(row) if boundary else None)

@@ -150,3 +150,18 @@ def test_a_histogram_is_one_query_whatever_the_number_of_bins(account, django_as
         with django_assert_num_queries(1):
             dist = condition_distribution(account, state, cond, now=timezone.now(), extra=[7, 77, 777])
         assert isinstance(dist, Distribution) and len(dist.counts) == len(dist.edges) + 1
+
+
+def test_where_no_counts_are_kept_every_histogram_is_the_aggregate_query(account) -> None:  # noqa: ANN001
+    """SQLite keeps no counts (no triggers): every section counts its lessons with the one aggregate query."""
+    from lore.bins import kept_distribution
+    from lore.value_counts import maintained
+
+    demo_store_create(account, lessons=60, seed=4)
+    now = timezone.now()
+    state = ExplorerState.from_query(QueryDict(""))
+    for cond in CONDITIONS:
+        kept = kept_distribution(account.pk, cond, archived=False, now=now)
+        assert (kept is None) == (not maintained() or cond.unit == "score"), cond.key
+        dist = condition_distribution(account, state, cond, now=now)
+        assert dist.total == condition_base(account, state, cond, now=now).count()

@@ -25,6 +25,7 @@ from lore.selectors import dimension_value_counts
 from lore.services import lesson_protect, lesson_restore, lesson_write, lessons_archive, lessons_restore
 from lore.value_counts import (
     COUNTED,
+    TRIGGERED,
     TRIGGERS,
     install_sql,
     installed_dimensions,
@@ -81,8 +82,15 @@ def _write(account: Account, key: str, **dims: str) -> Lesson:
     return lesson_write(account=account, data=data)[0]
 
 
-def test_the_installed_triggers_count_every_scalar_dimension() -> None:
-    assert installed_dimensions() == [dim.name for dim in COUNTED]
+def test_the_installed_triggers_count_every_scalar_dimension_and_the_kept_histograms() -> None:
+    assert installed_dimensions() == [dim.name for dim in COUNTED] + [
+        "h:read_count",
+        "h:opened_count",
+        "h:seen_count",
+        "h:created_day",
+        "h:last_open_day",
+        "h:never_opened_day",
+    ]
 
 
 def test_the_installed_triggers_are_what_install_sql_writes_now() -> None:
@@ -121,11 +129,19 @@ def test_counts_stay_exact_through_every_kind_of_write(account: Account) -> None
     assert_exact(account)
 
 
-def test_a_read_bump_appends_no_count_rows(account: Account) -> None:
+def test_a_read_bump_appends_count_rows_of_delivered_alone(account: Account) -> None:
+    """Issue 28: Delivered is a kept histogram, so a read bump moves its counts, and no other dimension's (the
+    trigger groups per dimension only the rows whose value of it changed); a rewrite of the text moves none."""
     LessonFactory.create_batch(3, account=account, kind="gotcha")
-    before = LessonValueCount.objects.count(), LessonCountChange.objects.count()
-    Lesson.objects.filter(account=account).update(read_count=7, content="rewritten text")
-    assert (LessonValueCount.objects.count(), LessonCountChange.objects.count()) == before
+    value_counts_fold(account.pk)
+    kept = LessonValueCount.objects.count()
+    Lesson.objects.filter(account=account).update(content="rewritten text")
+    assert (LessonValueCount.objects.count(), LessonCountChange.objects.count()) == (kept, 0)
+    Lesson.objects.filter(account=account).update(read_count=7, content="rewritten again")
+    assert list(LessonCountChange.objects.values_list("dimension", "archived", "counts")) == [
+        ("h:read_count", False, {"100": -3, "7": 3})
+    ]
+    assert_exact(account)
 
 
 def test_an_archive_of_many_values_appends_one_packed_row_per_dimension_and_state(account: Account) -> None:
@@ -139,7 +155,7 @@ def test_an_archive_of_many_values_appends_one_packed_row_per_dimension_and_stat
     lessons_archive(account=account, lesson_ids=list(Lesson.objects.values_list("pk", flat=True)))
     assert LessonValueCount.objects.count() == kept
     appended = LessonCountChange.objects.count() - changes
-    assert appended <= 2 * (len(COUNTED) + 1)
+    assert appended <= 2 * (len(TRIGGERED) + 1)
     assert LessonCountChange.objects.filter(dimension="origin_pr", archived=True).get().counts == {
         lesson.origin_pr: 1 for lesson in Lesson.objects.filter(account=account)
     }
@@ -395,7 +411,7 @@ def test_a_runs_batches_and_its_undo_keep_the_counts_exact(account: Account) -> 
     changes = LessonCountChange.objects.count()
     run = grooming.run_execute(run.pk, batch_size=5)
     assert run.archived == 22
-    assert LessonCountChange.objects.count() - changes <= 5 * 2 * (len(COUNTED) + 1)
+    assert LessonCountChange.objects.count() - changes <= 5 * 2 * (len(TRIGGERED) + 1)
     assert_exact(account)
     lesson_protect(account=account, lesson=Lesson.objects.get(pk=lessons[7].pk))  # archived and pinned
     assert_exact(account)
