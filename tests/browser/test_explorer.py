@@ -41,6 +41,13 @@ def open_section(page: Page, key: str) -> None:
     expect(page.locator("[data-fc-typed]")).to_be_focused()
 
 
+def back_to_list(page: Page) -> None:
+    page.click("[data-fc-back]")
+    # Focus moves to the list's search box once htmx has settled the list (and wired its entries to the server): a
+    # click on an entry before that lands on an element htmx has not processed yet, and opens nothing.
+    expect(page.locator("[data-fc-filter]")).to_be_focused()
+
+
 def type_and_pick(page: Page, typed: str, label: str) -> None:
     page.fill("[data-fc-typed]", typed)
     option = page.locator("[data-fc-choice]", has_text=label)

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lore.demo import demo_store_create
+from tests.browser.test_explorer import back_to_list
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -55,7 +56,7 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     shot(page, "menu-presets")  # each preset with the lessons it would leave in view
 
     # The histogram of Delivered in this view, its marker at a typed value (the menu alone, legible in the README).
-    page.click("[data-fc-back]")
+    back_to_list(page)
     page.click('[data-fc-entry="delivered"]')
     expect(page.locator("[data-fc-typed]").first).to_be_focused()
     page.keyboard.type("150")
@@ -63,7 +64,7 @@ def test_screenshots_of_the_explorer(page, account) -> None:  # noqa: ANN001
     expect(page.locator("[data-hist-sentence]")).to_contain_text("150 times or fewer")
     page.locator("#fc-menu").screenshot(path=str(DOCS / "explorer-menu-histogram.png"))
 
-    page.click("[data-fc-back]")
+    back_to_list(page)
     page.click('[data-fc-entry="host"]')
     page.wait_for_selector(".fc-count")
     shot(page, "menu-values")

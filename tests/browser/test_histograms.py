@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from lore.conditions import CONDITIONS
 from lore.demo import demo_store_create
 from lore.models import Lesson
-from tests.browser.test_explorer import open_menu, open_section
+from tests.browser.test_explorer import back_to_list, open_menu, open_section
 from tests.browser.test_pages_accessible import axe_violations, sideways
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -63,7 +63,7 @@ def test_every_age_and_activity_section_draws_a_histogram_of_the_lessons_in_view
             account=store, archived_at__isnull=True, kind__in=["lesson", "gotcha"], protected=False
         ).count()
         assert f"{in_view:,} lessons in view" in figure.locator("[data-hist-sentence]").inner_text(), cond.key
-        page.click("[data-fc-back]")
+        back_to_list(page)
 
 
 def test_typing_a_value_moves_the_marker_and_the_counts_on_each_side(page: Page, store) -> None:  # noqa: ANN001
@@ -150,5 +150,5 @@ def test_an_open_section_with_its_histogram_passes_axe_and_fits_the_screen(
             problems += sideways(page, where)
             box = page.locator(f"{FIGURE} svg").bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], where
-        page.click("[data-fc-back]")
+        back_to_list(page)
     assert not problems, "\n".join(problems)
