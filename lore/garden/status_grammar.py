@@ -35,7 +35,8 @@ def _alternation(*phrases: str) -> str:
 
 # ------------------------------------------------------------------ vocabulary
 
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = rf"(?:{'|'.join(WEEKDAYS)})"
 
 SUBJECTS = _alternation(
     r"ci",
@@ -496,15 +497,7 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "min",
     ),
     # one day named as a due date: "results expected Thursday", "comments due Friday", "vote closes Sunday"
-    rf"\b(?:expected|due|closes|submitted|back|returns)\s+(?:on\s+)?(?:next\s+)?{_WEEKDAY}\b(?!s)": (
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ),
+    rf"\b(?:expected|due|closes|submitted|back|returns)\s+(?:on\s+)?(?:next\s+)?{_WEEKDAY}\b(?!s)": WEEKDAYS,
     # "Watching error rate for the next hour": the writer's work for a stretch of time starting now
     r"^\W*[a-z]+ing\s+[^.;]{0,60}\bfor\s+the\s+next\s+(?:hour|\d+|few|couple|half)": ("next",),
     # "wheels building now", "tp-equities restarting right now": a piece of work under way as the note is written
@@ -561,15 +554,7 @@ MOMENTARY_PHRASES: dict[str, tuple[str, ...]] = {
         "looking",
     ),
     # "will drain Monday": the next step on one named day
-    rf"\bwill\s+[a-z]+\s+(?:on\s+)?(?:next\s+)?{_WEEKDAY}\b(?!s)": (
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ),
+    rf"\bwill\s+[a-z]+\s+(?:on\s+)?(?:next\s+)?{_WEEKDAY}\b(?!s)": WEEKDAYS,
     # "2/3 replicas on the new image": how far a rollout over a fleet has got
     r"\b\d+\s*(?:of|/)\s*\d+\s+(?:replicas|pods|nodes|hosts|instances|servers|regions|gateways|devices)\s+"
     r"(?:on\s+(?:the\s+)?(?:new|latest|v?\d)|updated|upgraded|migrated|drained|patched|rebooted|flashed)": (
