@@ -11,7 +11,7 @@ LOCAL_ENV := DEBUG=$${DEBUG:-1}
 LINT_PATHS := $(wildcard config lore policies explorer members lorekit tests bench scripts)
 TYPED_PATHS := $(wildcard config lore policies explorer members lorekit)
 
-.PHONY: run test lint format bench install migrate demo clean
+.PHONY: run test lint format bench install migrate demo clean status-model
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ test: lint
 
 bench: install
 	@$(LOCAL_ENV) $(PY) bench/run.py $(BENCH_ARGS)
+
+# Refit the gardener's learned status reader on the development corpus (docs/gardener.md, "A second reader").
+status-model: install
+	@$(LOCAL_ENV) $(PY) bench/status_model_train.py
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/broker staticfiles

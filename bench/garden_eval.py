@@ -2,7 +2,7 @@
 
 - **development** (development-generated.jsonl + development-written.jsonl): the rules were tuned on it; its
   figures are a training score.
-- **held-out** (heldout-10.jsonl and heldout-11.jsonl): written apart from the rules by an author who never read them, and never tuned on.
+- **held-out** (heldout-10.jsonl to heldout-13.jsonl): written apart from the rules by an author who never read them, and never tuned on.
   Its figures are the headline: what a team should expect on lore nobody here wrote.
 
 Each corpus is written into an account of its own through `lesson_write` (so signatures and claims are kept as in
@@ -50,7 +50,12 @@ from lore.services import lesson_write
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "garden"
 CORPORA = {
-    "heldout": (DATA / "heldout-10.jsonl", DATA / "heldout-11.jsonl"),
+    "heldout": (
+        DATA / "heldout-10.jsonl",
+        DATA / "heldout-11.jsonl",
+        DATA / "heldout-12.jsonl",
+        DATA / "heldout-13.jsonl",
+    ),
     "development": (
         DATA / "development-generated.jsonl",
         DATA / "development-written.jsonl",

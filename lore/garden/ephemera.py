@@ -24,12 +24,14 @@ from lore.garden.status_grammar import (
     MOMENTARY_PHRASES,
     PRESENT_DEIXIS,
     STATES,
+    Verdict,
     plan_sentence,
     rule_sentence,
     sentences_of,
     status_verdict,
     weak_sentence,
 )
+from lore.garden.status_model import GrammarReading, features, status_model
 from lore.limits import GARDEN_BATCH
 from lore.models import LessonTag
 
@@ -109,34 +111,74 @@ EPHEMERAL_LABELS = frozenset(
 )
 
 
+# The pattern of a match the learned reader made, where the grammar refused the lesson.
+LEARNED = "learned"
+
+
 @dataclass(frozen=True)
 class EphemeraMatch:
-    pattern: str  # the grammar's rule ("subject_state", "state_deixis"), or "label" when only a label says so
+    pattern: str  # the grammar's rule ("subject_state", "state_deixis"), "label" when only a label says so, LEARNED
     matched: str  # the words it fired on (or the label)
 
 
-def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> EphemeraMatch | None:
-    """Why this lesson is ephemera, or None when it is not: at least one sentence states a status and none states a
-    rule; a condition or advice beside a status ("Don't kill it.") leaves it a status only when the status is
-    anchored in a moment. A status label (kind or tag) stands for a status sentence."""
-    if kind.lower() in DURABLE_KINDS:
-        return None
-    statuses, weak, plan = [], False, False
-    for sentence in sentences_of(content):
+def read_grammar(content: str) -> tuple[list[Verdict], GrammarReading]:
+    """The status verdicts of `content`'s sentences, and what the grammar read in all of them."""
+    statuses: list[Verdict] = []
+    rule = weak = plan = False
+    sentences = sentences_of(content)
+    for sentence in sentences:
         verdict = status_verdict(sentence)
         if verdict is not None:
             statuses.append(verdict)
         elif rule_sentence(sentence):
-            return None
+            rule = True
         else:
             weak = weak or weak_sentence(sentence)
             plan = plan or plan_sentence(sentence)
-    if statuses and (not weak or plan or any(verdict.anchored for verdict in statuses)):
+    return statuses, GrammarReading(len(sentences), len(statuses), rule, weak, plan)
+
+
+def grammar_match(
+    statuses: list[Verdict], reading: GrammarReading, kind: str, tags: Sequence[str]
+) -> EphemeraMatch | None:
+    """The grammar's verdict on a lesson: at least one sentence states a status and none states a rule; a
+    condition or advice beside a status ("Don't kill it.") leaves it a status only when the status is anchored in
+    a moment. A status label (kind or tag) stands for a status sentence."""
+    if reading.rule:
+        return None
+    if statuses and (not reading.weak or reading.plan or any(verdict.anchored for verdict in statuses)):
         return EphemeraMatch(statuses[0].rule, statuses[0].matched[:200])
     labels = {kind.lower(), *(t.lower() for t in tags)} & EPHEMERAL_LABELS
-    if labels and not statuses and not weak:
+    if labels and not statuses and not reading.weak:
         return EphemeraMatch("label", sorted(labels)[0])
     return None
+
+
+def learned_reads(content: str, reading: GrammarReading) -> bool:
+    """Whether the learned reader is asked about a lesson the grammar refused: only when it holds a state (so the
+    inventory's pre-filter finds every lesson it could accept) and no sentence of it states a rule (must, never,
+    always, usually…): a lesson that states a rule beside a status keeps its rule. A condition or advice beside
+    a status ("…, 2M rows to go. Wait for it before deploying.") is the model's to weigh."""
+    return not reading.rule and holds_state(content)
+
+
+def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> EphemeraMatch | None:
+    """Why this lesson is ephemera, or None when it is not: the grammar's verdict (`grammar_match`), or, where the
+    grammar refuses a lesson the learned reader may read (`learned_reads`), the reader's
+    (`lore.garden.status_model`) when it is at least its threshold sure. A lesson of a durable kind is never
+    ephemera."""
+    if kind.lower() in DURABLE_KINDS:
+        return None
+    statuses, reading = read_grammar(content)
+    match = grammar_match(statuses, reading, kind, tags)
+    if match is not None or not learned_reads(content, reading):
+        return match
+    model = status_model()
+    found = features(content, kind, tags, reading)
+    sure = model.score(found)
+    if sure < model.threshold:
+        return None
+    return EphemeraMatch(LEARNED, f"{sure:.0%} sure, from " + ", ".join(model.reasons(found)))
 
 
 def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> list[int]:

@@ -49,6 +49,13 @@ def fresh_venv(where: Path) -> Path:
     return where / "bin"
 
 
+GARDEN_DATA = (
+    "from lore.garden.status_model import MODEL_PATH, status_model; "
+    "from lore.garden.figures import FIGURES_PATH; "
+    "print('MODEL', MODEL_PATH if status_model().weights else None); print('FIGURES', FIGURES_PATH.is_file())"
+)
+
+
 def test_the_wheel_carries_templates_and_static_files_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     env = {
         k: v
@@ -83,3 +90,6 @@ def test_the_wheel_carries_templates_and_static_files_and_runs_outside_the_check
     assert f"CONFIG_AT {tmp_path / 'venv'}" in page, page[:300]
     assert "STATUS 200" in page
     assert 'name="password"' in page and "/static/css/app.css" in page
+    # The gardener's data files: the learned status reader's weights and the evaluation's figures.
+    data = run([str(bin_dir / "python"), "-c", GARDEN_DATA], cwd=elsewhere, env=env)
+    assert f"MODEL {tmp_path / 'venv'}" in data and "FIGURES True" in data, data

@@ -3,11 +3,22 @@ vocabulary is checked with a sentence it accepts and a sentence it refuses."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from lore.garden.ephemera import ephemera_match
+from lore.garden.ephemera import DURABLE_KINDS, EphemeraMatch, grammar_match, read_grammar
 from lore.garden.status_grammar import status_verdict
 from lore.limits import GARDEN_SENTENCE_MAX
+
+
+def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> EphemeraMatch | None:
+    """The grammar's verdict alone, as `lore.garden.ephemera.ephemera_match` gives it before the learned reader is
+    asked (tests/lore/test_status_model.py tests the reader)."""
+    if kind.lower() in DURABLE_KINDS:
+        return None
+    return grammar_match(*read_grammar(content), kind, tags)
+
 
 # (rule or vocabulary, a sentence the grammar calls a status (with the rule that fires), a look-alike it must not)
 PAIRS = [
