@@ -2,7 +2,7 @@
 
 - **development** (development-generated.jsonl + development-written.jsonl): the rules were tuned on it; its
   figures are a training score.
-- **held-out** (heldout-10.jsonl to heldout-13.jsonl): written apart from the rules by an author who never read them, and never tuned on.
+- **held-out** (heldout-10, -11, -14 and -15.jsonl): written apart from the rules by an author who never read them, and never tuned on.
   Its figures are the headline: what a team should expect on lore nobody here wrote.
 
 Each corpus is written into an account of its own through `lesson_write` (so signatures and claims are kept as in
@@ -53,8 +53,8 @@ CORPORA = {
     "heldout": (
         DATA / "heldout-10.jsonl",
         DATA / "heldout-11.jsonl",
-        DATA / "heldout-12.jsonl",
-        DATA / "heldout-13.jsonl",
+        DATA / "heldout-14.jsonl",
+        DATA / "heldout-15.jsonl",
     ),
     "development": (
         DATA / "development-generated.jsonl",
@@ -75,6 +75,8 @@ CORPORA = {
         DATA / "development-heldout-7.jsonl",
         DATA / "development-heldout-8.jsonl",
         DATA / "development-heldout-9.jsonl",
+        DATA / "development-heldout-12.jsonl",
+        DATA / "development-heldout-13.jsonl",
     ),
 }
 # Finding kinds that propose retirement, and the review-only kind a person confirms.

@@ -701,6 +701,7 @@ GENERIC_DETERMINERS = r"a|an|any|every|each|no|most|some|many|all|other|nothing|
 # Verbs a sentence of advice starts with.
 IMPERATIVES = _alternation(
     r"use",
+    r"build\s+(?:with|using|via|from|it|them|locally)",  # "Build with …", not "build 88123 red again"
     r"run",
     r"set",
     r"add",
@@ -1220,7 +1221,8 @@ def weak_sentence(sentence: str) -> bool:
     """A condition ("if you get logged out, retry"), advice ("Retry once") or a weak rule word ("only"), with no
     time word: durable beside a status that nothing anchors in a moment, about that moment beside one that is."""
     weak = _CONDITION.search(sentence) or _IMPERATIVE.search(sentence) or _WEAK_RULE.search(sentence)
-    return bool(weak) and not _TEMPORAL.search(sentence)
+    # A quoted time word is a message's text ("shows 'Application is currently being installed'"), not deixis.
+    return bool(weak) and not _TEMPORAL.search(_plain(sentence))
 
 
 _TODO = r"^\W*(?-i:[A-Z][\wà-ÿ]+|@[\w.-]+)\s+needs\s+to\s+[\w-]+\s+(?:it|them|this|that)\b"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from lore.garden.ephemera import DURABLE_KINDS, EphemeraMatch, grammar_match, read_grammar
-from lore.garden.status_grammar import status_verdict
+from lore.garden.status_grammar import status_verdict, weak_sentence
 from lore.limits import GARDEN_SENTENCE_MAX
 
 
@@ -617,3 +617,16 @@ def test_a_sentence_longer_than_any_status_is_read_as_no_status() -> None:
     padded = status + ", and " + "the runner keeps running for " * (GARDEN_SENTENCE_MAX.value // 20)
     assert len(padded) > GARDEN_SENTENCE_MAX.value and status_verdict(padded) is None
     assert ephemera_match(padded) is None
+
+
+def test_a_how_to_that_starts_with_build_is_advice_beside_a_habit() -> None:
+    lesson = "Build with `./mvnw -T 1C verify`; the `perf` profile adds JMH benchmarks and is skipped in PR jobs."
+    assert ephemera_match(lesson) is None
+    assert ephemera_match("the `perf` profile is skipped on main right now") is not None
+
+
+def test_a_time_word_inside_a_quoted_message_leaves_a_condition_weak() -> None:
+    condition = "If the PS5 devkit shows 'Application is currently being installed' forever, reboot the kit"
+    assert weak_sentence(condition)
+    assert ephemera_match(condition + "; the deploy job itself has already succeeded.") is None
+    assert not weak_sentence("If the PS5 devkit is currently installing, reboot the kit")  # a time word of its own
