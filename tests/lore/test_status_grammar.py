@@ -629,4 +629,5 @@ def test_a_time_word_inside_a_quoted_message_leaves_a_condition_weak() -> None:
     condition = "If the PS5 devkit shows 'Application is currently being installed' forever, reboot the kit"
     assert weak_sentence(condition)
     assert ephemera_match(condition + "; the deploy job itself has already succeeded.") is None
-    assert not weak_sentence("If the PS5 devkit is currently installing, reboot the kit")  # a time word of its own
+    # a time word of its own
+    assert not weak_sentence("If the PS5 devkit is currently installing, reboot the kit")
