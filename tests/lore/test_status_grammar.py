@@ -620,7 +620,9 @@ def test_a_sentence_longer_than_any_status_is_read_as_no_status() -> None:
 
 
 def test_a_how_to_that_starts_with_build_is_advice_beside_a_habit() -> None:
-    lesson = "Build with `./mvnw -T 1C verify`; the `perf` profile adds JMH benchmarks and is skipped in PR jobs."
+    lesson = (
+        "Build with `./mvnw -T 1C verify`; the `perf` profile adds JMH benchmarks and is skipped in PR jobs."
+    )
     assert ephemera_match(lesson) is None
     assert ephemera_match("the `perf` profile is skipped on main right now") is not None
 
