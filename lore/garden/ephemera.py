@@ -121,8 +121,10 @@ class EphemeraMatch:
     matched: str  # the words it fired on (or the label)
 
 
-def read_grammar(content: str) -> tuple[list[Verdict], GrammarReading]:
-    """The status verdicts of `content`'s sentences, and what the grammar read in all of them."""
+def read_grammar(content: str, *, whole: bool = False) -> tuple[list[Verdict], GrammarReading]:
+    """The status verdicts of `content`'s sentences, and what the grammar read in them: up to the first sentence
+    that states a rule, which settles the lesson (durable, and the learned reader is not asked); `whole` reads
+    every sentence (the reader's training reads whole lessons)."""
     statuses: list[Verdict] = []
     rule = weak = plan = False
     sentences = sentences_of(content)
@@ -132,6 +134,8 @@ def read_grammar(content: str) -> tuple[list[Verdict], GrammarReading]:
             statuses.append(verdict)
         elif rule_sentence(sentence):
             rule = True
+            if not whole:
+                break
         else:
             weak = weak or weak_sentence(sentence)
             plan = plan or plan_sentence(sentence)
@@ -163,14 +167,17 @@ def learned_reads(content: str, reading: GrammarReading) -> bool:
 
 
 def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> EphemeraMatch | None:
-    """Why this lesson is ephemera, or None when it is not: the grammar's verdict (`grammar_match`), or, where the
-    grammar refuses a lesson the learned reader may read (`learned_reads`), the reader's
-    (`lore.garden.status_model`) when it is at least its threshold sure. A lesson of a durable kind is never
-    ephemera."""
+    """Why this lesson is ephemera, or None when it is not: the grammar's verdict (`grammar_match`) unless the
+    learned reader (`lore.garden.status_model`) is less than its veto sure of it; or, where the grammar refuses a
+    lesson the reader may read (`learned_reads`), the reader's, when it is at least its threshold sure. A lesson
+    of a durable kind is never ephemera."""
     if kind.lower() in DURABLE_KINDS:
         return None
     statuses, reading = read_grammar(content)
     match = grammar_match(statuses, reading, kind, tags)
+    if match is not None and match.pattern != "label":
+        model = status_model()
+        return match if model.score(features(content, kind, tags, reading)) >= model.veto else None
     if match is not None or not learned_reads(content, reading):
         return match
     model = status_model()

@@ -356,7 +356,8 @@ ID_DEIXIS = _alternation(
     r"earlier",
     r"latest",
     r"eta",
-    r"last\s+(?:push|build|run|nightly|deploy|release|commit)",
+    # "the last release tag" a hotfix is cut from names a kind of tag, not a moment
+    r"last\s+(?:push|build|run|nightly|deploy|release|commit)(?!\s+(?:tag|branch)\b)",
     r"(?:run|build|job|pipeline|deploy|deployment|workflow|task|change|patch\s*set|cl|changelist)\s+#?\d{2,}",
     r"(?:run|build|job|pipeline|deploy|workflow)\s+(?=[a-z0-9-]*\d)[a-z0-9-]{6,}",
     r"#\d{2,}",
@@ -618,7 +619,9 @@ HABIT_MARKERS = _alternation(
 )
 RULE_MARKERS = _alternation(
     HABIT_MARKERS,
-    r"(?:stays?|remains?|keeps?|turns?|makes?)\s+(?:[\w-]+\s+){0,4}(?:green|red|yellow|pending|queued|open|closed|draft|"
+    # what something does to a state, as a habit: "stays red", "the run goes green as soon as …", "a single
+    # approval leaves the PR blocked"
+    r"(?:stays?|remains?|keeps?|turns?|makes?|goes|leaves)\s+(?:[\w-]+\s+){0,4}(?:green|red|yellow|pending|queued|open|closed|draft|"
     r"blocked|disabled|locked|failed|stuck)",
     r"automatically",
     r"(?:isn't|is\s+not|aren't|are\s+not)\s+\w+\s+until",
@@ -660,6 +663,8 @@ RULE_MARKERS = _alternation(
     r"in\s+order\s+to",
     r"tends?\s+to",
     r"means",
+    # a symptom and what it means: "Drone 'pending' on arm64 = Pi runner rebooting", "LNK1201 … = agent disk full"
+    r"(?<=\s)=(?=\s)",
     r"per\s+(?:push|commit|pr|mr|run|build)",
     r"on\s+every",
     r"every\s+(?:push|commit|pr|mr|run|build|night|day|morning|release|merge)",
@@ -684,6 +689,10 @@ SUBORDINATORS = _alternation(
     r"after",
     r"as\s+soon\s+as",
     r"in\s+case",
+    # what may follow, not what is: "fails the pipeline at CVSS ≥ 7, so main can go red overnight"
+    r"so\s+(?=(?:[\w`'-]+\s+){1,3}(?:can|could|may|might)\s)",
+    # the consequence of not following advice: "use the `large` shape or the container gets OOM-killed"
+    r"or\s+(?:else\s+)?(?=(?:the|your|it|you|we)\s)",
     r"once(?=\s+(?:the|a|an|it|we|you|they|ci|all|every|our|its|their))",
     r"who",
     r"which",
@@ -837,6 +846,8 @@ _KIND_CLAUSE = re.compile(
     r"\b(?:a|an|any|every|each|no)\s+(?:[\w-]+\s+){0,2}?(?:that|which|who)\b[^,;:()—–]*", re.I
 )
 _CONDITION = re.compile(rf"\b(?:{CONDITIONS})\b", re.I)
+# A state of one thing, told of each of a kind: "… is skipped on them", "… stays pending for those".
+_KIND_AFTER = re.compile(r"\s+(?:on|for|to|in)\s+(?:them|those|these|such)\b", re.I)
 _MODAL_BEFORE = re.compile(rf"\b{MODALS}\s+(?:\w+\s+)?$", re.I)
 _ATTRIBUTIVE_BEFORE = re.compile(r"\b(?:a|an|the|this|that|any|every|each|no)\s+$", re.I)
 # …and a noun after it: "a draft PR" describes the PR, "is still a draft," or "a change requested by" does not.
@@ -947,7 +958,7 @@ _HABITUAL = re.compile(
     + r")\b)[a-z]+[^s']s\s+(?:only|just)\b"
     r"|\b(?:currently|right\s+now|at\s+the\s+moment|today)\s+(?:only\s+|also\s+)?(?!"
     + _PAST_OR_STATE
-    + r")[a-z]+(?<!ing)(?<!ed)\s+(?:from|to|on|via|through|into|by)\b"
+    + r")[a-z]+(?<!ing)(?<!ed)\s+(?:from|to|on|onto|via|through|into|by)\b"
     r"|\b(?:we|they|you)\s+(?:only\s+|just\s+|also\s+)?(?!"
     + _PAST_OR_STATE
     + r"|'|re\b|can\b|will\b|won't\b|do\b|don't\b)[a-z]+(?<!ing)(?<!ed)\s+(?:[a-z0-9]|$)"
@@ -1156,6 +1167,8 @@ def status_verdict(sentence: str) -> Verdict | None:
         )
         subject = _subject_before(sentence, state, subordinate)
         if subject is not None:
+            if not anchored and _KIND_AFTER.match(sentence, state.end()):
+                continue  # "the benchmark job is skipped on them" (on fork PRs): what happens to a kind of thing
             if anchored or momentary or not _generic(sentence, subject):
                 text = sentence[subject.start() : state.end()]
                 return Verdict("subject_state", text, anchored or momentary or until_moment)

@@ -5,7 +5,9 @@ The grammar finds about four statuses in five on lore nobody here wrote (docs/ga
 longer gains from more hand-written rules. What it misses are mostly sentences it reads and then refuses: a status
 beside an imperative ("… running concurrently on prod, don't deploy"), a status with no subject it knows ("feature
 flag new_checkout_flow ON in staging for QA pass"), a status in a fragment. The model reads a lesson the grammar
-refused, and calls it a status when it is at least `threshold` sure.
+refused, and calls it a status when it is at least `threshold` sure; and it reads a lesson the grammar accepted,
+and overrules it when it is less than `veto` sure (a how-to the grammar misread: "Replay dead-lettered webhooks
+with …").
 
 It is trained on the development corpus only (`lore.garden.status_training`, `make status-model`), never on a
 held-out set, and ships as `status_model.json` beside this module: words and weights, with the files it was
@@ -112,7 +114,8 @@ def features(content: str, kind: str, tags: Sequence[str], reading: GrammarReadi
 class StatusModel:
     weights: dict[str, float]
     bias: float
-    threshold: float
+    threshold: float  # a lesson the grammar refused is a status from this sureness on
+    veto: float = 0.0  # a status the grammar found is not one below this sureness
 
     def score(self, found: Iterable[str]) -> float:
         """How sure the model is that a lesson with these features states a status (0–1)."""
@@ -130,7 +133,10 @@ class StatusModel:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> StatusModel:
         return cls(
-            weights=dict(data["weights"]), bias=float(data["bias"]), threshold=float(data["threshold"])
+            weights=dict(data["weights"]),
+            bias=float(data["bias"]),
+            threshold=float(data["threshold"]),
+            veto=float(data.get("veto", 0.0)),
         )
 
 

@@ -633,3 +633,59 @@ def test_a_time_word_inside_a_quoted_message_leaves_a_condition_weak() -> None:
     assert ephemera_match(condition + "; the deploy job itself has already succeeded.") is None
     # a time word of its own
     assert not weak_sentence("If the PS5 devkit is currently installing, reboot the kit")
+
+
+def test_what_something_does_to_a_state_as_a_habit_is_durable() -> None:
+    assert (
+        ephemera_match(
+            "Merging to main runs the `deploy` workflow; the Actions run goes green as soon as the upload "
+            "finishes, so check the Railway deployment status before saying it's live."
+        )
+        is None
+    )
+    assert ephemera_match("so a single approval leaves the PR blocked.") is None
+    assert ephemera_match("the Actions run went green at 14:05") is not None
+
+
+def test_the_consequence_of_not_following_advice_is_not_asserted() -> None:
+    advice = "on the OCI build runner use the `large` shape or the container gets OOM-killed without a clear error."
+    assert ephemera_match(advice) is None
+    assert ephemera_match("the container gets OOM-killed on the OCI runner again today") is not None
+
+
+def test_a_symptom_and_what_it_means_is_a_definition_not_a_status() -> None:
+    assert (
+        ephemera_match(
+            "Windows build failing with `LNK1201` = agent disk full. Clean the workspace and rerun."
+        )
+        is None
+    )
+    assert ephemera_match("Drone 'pending' on arm64 = Pi runner rebooting. Wait.") is None
+    assert ephemera_match("Windows build failing with LNK1201 on agent win-07, disk full.") is not None
+
+
+def test_what_may_follow_is_not_what_is() -> None:
+    lesson = "`owasp-dependency-check` fails the pipeline at CVSS ≥ 7, so main can go red overnight without a commit."
+    assert ephemera_match(lesson) is None
+    assert ephemera_match("main went red overnight without a commit") is not None
+
+
+def test_a_state_told_of_each_of_a_kind_is_a_habit() -> None:
+    assert (
+        ephemera_match("Fork PRs don't get `BENCH_TOKEN`, so the benchmark comment job is skipped on them.")
+        is None
+    )
+    assert ephemera_match("the benchmark comment job is skipped on PR 551 again") is not None
+
+
+def test_the_last_release_tag_names_a_kind_of_tag_not_a_moment() -> None:
+    lesson = (
+        "Hotfix branches are cut from the last release tag, merged to both `main` and the release branch, and "
+        "the `vX.Y.Z` tag is set on the hotfix branch itself."
+    )
+    assert ephemera_match(lesson) is None
+    assert ephemera_match("the last release is stuck in notarization") is not None
+
+
+def test_a_present_tense_verb_onto_a_pool_is_practice() -> None:
+    assert ephemera_match("Training jobs currently schedule onto the `a100-spot` pool.") is None

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bench.garden_eval import CORPORA
-from bench.status_model_train import digests, examples, threshold_of, train
+from bench.status_model_train import digests, examples, threshold_of, train, veto_of
 from lore.garden.ephemera import (
     LEARNED,
     ephemera_match,
@@ -40,7 +40,7 @@ def test_the_shipped_model_is_what_the_development_corpus_gives() -> None:
     assert drift < 1e-3
 
 
-def test_the_threshold_is_the_lowest_at_which_cross_validation_flagged_nothing_that_is_not_a_status() -> None:
+def test_the_shipped_threshold_is_the_one_cross_validation_chose_and_flagged_no_look_alike() -> None:
     figures = SHIPPED["cross_validation"]
     assert SHIPPED["threshold"] == threshold_of(figures)
     assert figures["by_threshold"][str(SHIPPED["threshold"])]["lookalikes"] == 0
@@ -154,3 +154,53 @@ def test_advice_beside_a_status_is_the_models_to_weigh() -> None:
     assert grammar_match(statuses, reading, "note", ()) is None and learned_reads(lesson, reading)
     match = ephemera_match(lesson, "note")
     assert match is not None and match.pattern == LEARNED
+
+
+def test_the_inventory_stops_reading_at_a_rule_and_otherwise_reads_what_the_training_read() -> None:
+    """A rule settles a lesson (the reader is not asked), so the inventory reads no further; a lesson with no rule
+    is read as the training read it, whole."""
+    status = "Flyway V91 running on prod, 2M rows to go. Wait for it before deploying."
+    assert read_grammar(status) == read_grammar(status, whole=True)
+    ruled = "Never merge while main is red. The nightly build is red on main right now."
+    assert read_grammar(ruled)[1].sentences == read_grammar(ruled, whole=True)[1].sentences
+    assert read_grammar(ruled)[0] == [] and read_grammar(ruled, whole=True)[0] != []
+
+
+def test_a_status_the_grammar_misread_in_a_how_to_is_overruled_by_the_model() -> None:
+    how_to = (
+        "Replay dead-lettered webhooks with `pnpm tsx scripts/replay-webhooks.ts --customer <id> --since <iso>`; "
+        "replays keep the original event id so customers can dedupe."
+    )
+    statuses, reading = read_grammar(how_to)
+    assert (
+        grammar_match(statuses, reading, "howto", ()) is not None
+    )  # the grammar reads "Replay dead" as a state
+    assert ephemera_match(how_to, "howto") is None
+
+
+def test_the_model_does_not_overrule_a_plain_status_the_grammar_found() -> None:
+    for status in (
+        "The nightly build is red on main right now.",
+        "PR #55 CI is pending",
+        "the mirror is down today",
+    ):
+        match = ephemera_match(status, "note")
+        assert match is not None and match.pattern != LEARNED
+
+
+def test_the_veto_is_the_highest_at_which_cross_validation_overruled_no_status_the_grammar_found() -> None:
+    figures = {"by_veto": {"0.1": {"lost": 0, "false_removed": 3}, "0.2": {"lost": 0}, "0.3": {"lost": 2}}}
+    assert veto_of(figures) == 0.2
+    assert veto_of({"by_veto": {"0.1": {"lost": 1}}}) == 0.0
+    assert SHIPPED["veto"] == veto_of(SHIPPED["cross_validation"])
+
+
+def test_the_threshold_needs_no_look_alike_and_almost_only_statuses_among_what_the_model_adds() -> None:
+    figures = {
+        "by_threshold": {
+            "0.8": {"added": 300, "false": 2, "lookalikes": 1},
+            "0.9": {"added": 200, "false": 3, "lookalikes": 0},
+            "0.95": {"added": 150, "false": 1, "lookalikes": 0},
+        }
+    }
+    assert threshold_of(figures) == 0.95
