@@ -40,10 +40,7 @@ def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]
 
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
 # "Evaluation"). Strict: when a change meets one, its test passes unexpectedly and fails, so this list is kept true.
-HELD_OUT_MISSES = {
-    "recall of expired ephemera": "0.827, 139 of 168 (target ≥ 0.85)",
-    "durable look-alikes flagged": "2 of 200 (target 0)",
-}
+HELD_OUT_MISSES: dict[str, str] = {}
 TARGET_NAMES = [*TARGETS, *SEMANTIC_TARGETS]
 
 
