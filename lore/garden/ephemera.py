@@ -185,7 +185,9 @@ def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> Ep
     sure = model.score(found)
     if sure < model.threshold:
         return None
-    return EphemeraMatch(LEARNED, f"{sure:.0%} sure, from " + ", ".join(model.reasons(found)))
+    return EphemeraMatch(
+        LEARNED, f"{sure:.0%} sure it states a status, from " + ", ".join(model.reasons(found))
+    )
 
 
 def ephemera_candidates(account_id: int, lessons: QuerySet[Any]) -> list[int]:

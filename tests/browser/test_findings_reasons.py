@@ -59,3 +59,21 @@ def test_a_possible_duplicate_found_by_the_names_both_lessons_hold_says_which(
     assert "both name netlobby, project.godot, savegame" in text
     assert "from 0.55 when both lessons name at least two of the same things" in text
     assert "Names both hold" in text
+
+
+def test_a_status_the_learned_reader_found_says_how_sure_it_is_and_from_which_words(
+    page: Page, account
+) -> None:  # noqa: ANN001
+    status = "ecto migration 20240611_add_reactions_index running concurrently on prod, don't deploy"
+    write(account, "repo::acme/chat", "reactions-index-migration", status, age_days=40, kind="note")
+    garden_inventory(account)
+    finding = Finding.objects.get(kind="expired_ephemera")
+    assert finding.evidence["patterns"] == ["learned"]
+    problems = _look(page, "/findings/?kind=expired_ephemera", "expired status found by the learned reader")
+    assert not problems, "\n".join(problems)
+    text = page.locator("main").inner_text()
+    assert (
+        "learned: " in text
+        and "% sure it states a status, from " in text
+        and "last written 40 days ago" in text
+    )
