@@ -78,7 +78,11 @@ def _anchors(state: str) -> list[str]:
 _WORD_STATES = _split_top(f"{STATES}|{PRESENT_DEIXIS}|{MOMENT_DEIXIS}", "|")
 # The momentary phrases name their own words ("m" of "I'm" is a run of word characters of its own).
 PHRASE_WORDS = frozenset(word for words in MOMENTARY_PHRASES.values() for word in words)
-STATE_ENDS = tuple(sorted({word for state in _WORD_STATES for word in _anchors(state)} | PHRASE_WORDS))
+# "…, Joel is on it.": the one momentary phrase whose words are all common ones, found by the phrase itself.
+_ALL_COMMON_PHRASES = frozenset({r"on\s+it"})
+STATE_ENDS = tuple(
+    sorted({word for state in _WORD_STATES for word in _anchors(state)} | PHRASE_WORDS | _ALL_COMMON_PHRASES)
+)
 
 
 def states_regex(word_boundary: str) -> str:

@@ -250,7 +250,8 @@ RUN_STATES = _alternation(
     r"yanked",
     r"(?:out|away)\s+(?:until|till)",
     r"off\s+sick",
-    r"on\s+(?:parental\s+)?(?:leave|pto|holiday|vacation)",
+    r"on\s+(?:leave|pto|holiday|vacation)",  # found by its last word (the pre-filter's anchor), as every state
+    r"on\s+parental\s+leave",
     r"covering",
     r"waiting\s+(?:on|for)",
     r"half[\s-]?(?:applied|done|finished|migrated|deployed)",

@@ -157,7 +157,7 @@ _SHAPE_NAMES = {
 def _readable(feature: str) -> str:
     """A feature as a person reads it: a word or two in quotes (a shape by what it stands for), a word's ending,
     or what the feature says ("kind:note")."""
-    prefix, _, rest = feature.partition(":")
+    prefix, rest = ([*feature.split(":", 1), ""])[:2]
     if prefix in ("w", "b"):
         words = rest.split(" ")
         if len(words) == 1 and words[0] in _SHAPE_NAMES:
