@@ -135,6 +135,11 @@ def corpus_load(
     return labels
 
 
+def expired_status(label: dict[str, Any]) -> bool:
+    """A label of a status old enough to expire: what the gardener should propose for retirement."""
+    return bool(label.get("ephemera")) and not label.get("fresh")
+
+
 def _ratio(hits: int, total: int) -> float | None:
     return round(hits / total, 3) if total else None
 
@@ -181,7 +186,7 @@ def corpus_evaluate(account: Account, labels: dict[str, dict[str, Any]]) -> dict
             elif kind == "superseded":
                 ok = keeper is not None and labels[keeper].get("supersedes_target") == address
             else:
-                ok = bool(labels[address].get("ephemera")) and not labels[address].get("fresh")
+                ok = expired_status(labels[address])
             verdicts.setdefault(kind, []).append(ok)
             if not ok:
                 wrong.append(f"{kind}: {address}")
@@ -190,7 +195,7 @@ def corpus_evaluate(account: Account, labels: dict[str, dict[str, Any]]) -> dict
         members = [a for a, label in labels.items() if label.get("variant") == variant]
         return _ratio(sum(1 for a in members if any(a in together[k] for k in kinds)), len(members))
 
-    old_ephemera = [a for a, label in labels.items() if label.get("ephemera") and not label.get("fresh")]
+    old_ephemera = [a for a, label in labels.items() if expired_status(label)]
     targets = [a for a, label in labels.items() if label.get("supersedes_target")]
     lookalikes = [a for a, label in labels.items() if label.get("lookalike")]
     flagged = sorted(a for a in lookalikes if a in retired)

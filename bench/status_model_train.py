@@ -36,7 +36,8 @@ if __name__ == "__main__":  # pragma: no cover - run as a script
 
     django.setup()
 
-from bench.garden_eval import CORPORA
+from bench.garden_eval import CORPORA, corpus_rows, expired_status
+from lore.account_settings import ACCOUNT_SETTINGS_BY_NAME
 from lore.garden.detect import says_it_replaces
 from lore.garden.ephemera import DURABLE_KINDS, grammar_match, learned_reads, read_grammar
 from lore.garden.status_model import MODEL_PATH, StatusModel, features
@@ -51,8 +52,8 @@ ADDED_PRECISION = 0.99
 # The vetoes tried: the model ships with the highest at which cross-validation overrules no status the grammar
 # found (veto_of).
 VETOES = (0.02, 0.05, 0.1, 0.2, 0.3)
-# Statuses count as expired from this age on, as the evaluation counts them (Account.garden_ephemera_days).
-EXPIRED_DAYS = 14
+# Statuses count as expired from this age on, as the evaluation counts them (the account setting's default).
+EXPIRED_DAYS = ACCOUNT_SETTINGS_BY_NAME["garden_ephemera_days"].default
 WEIGHT_DIGITS = 4
 
 
@@ -70,10 +71,7 @@ def examples(files: Iterable[Path]) -> list[Example]:
     """Every lesson of `files` not of a durable kind, with its features and the grammar's verdict."""
     found: list[Example] = []
     for path in files:
-        for line in path.read_text().splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
+        for row in corpus_rows([path]):
             if row["kind"].lower() in DURABLE_KINDS:
                 continue
             statuses, reading = read_grammar(row["content"], whole=True)
@@ -126,7 +124,7 @@ def fit(train: Sequence[Example]) -> StatusModel:
 
 
 def _expired_status(example: Example) -> bool:
-    return example.status and not example.row["label"].get("fresh")
+    return expired_status(example.row["label"])
 
 
 def cross_validate(found: Sequence[Example]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db import connection
 from django.db.models import Q
 
-from lore.garden.ephemera import LEARNED, ephemera_candidates, ephemera_match
+from lore.garden.ephemera import ephemera_candidates, ephemera_match
 from lore.garden.text import (
     containment,
     family_of,
@@ -636,10 +636,7 @@ def expired_ephemera(
         # with sf now"), however momentary its words.
         if match is not None and not says_it_replaces(row.content):
             age = (now - row.updated_at).days
-            said = (
-                match.matched if match.pattern == LEARNED else f"“{match.matched}”"
-            )  # it quotes its own words
-            why = f"{match.pattern}: {said}, last written {age} days ago"
+            why = f"{match.said()}, last written {age} days ago"
             by_family.setdefault(family_of(row.scope), []).append((row, why))
     for family, retire in sorted(by_family.items()):
         retire.sort(key=lambda pair: pair[0].id)

@@ -115,14 +115,19 @@ EPHEMERAL_LABELS = frozenset(
 )
 
 
-# The pattern of a match the learned reader made, where the grammar refused the lesson.
+# The pattern of a match the learned reader made, and of one only a kind or tag made.
 LEARNED = "learned"
+LABEL = "label"
 
 
 @dataclass(frozen=True)
 class EphemeraMatch:
-    pattern: str  # the grammar's rule ("subject_state", "state_deixis"), "label" when only a label says so, LEARNED
-    matched: str  # the words it fired on (or the label)
+    pattern: str  # the grammar's rule ("subject_state", "state_deixis"), LABEL, or LEARNED
+    matched: str  # the words it fired on, the label, or (LEARNED) how sure the reader is and from what
+
+    def said(self) -> str:
+        """Why, as a finding says it: the words a rule fired on in quotes; the reader's account as it is."""
+        return f"{self.pattern}: {self.matched if self.pattern == LEARNED else f'“{self.matched}”'}"
 
 
 def read_grammar(content: str, *, whole: bool = False) -> tuple[list[Verdict], GrammarReading]:
@@ -158,7 +163,7 @@ def grammar_match(
         return EphemeraMatch(statuses[0].rule, statuses[0].matched[:200])
     labels = {kind.lower(), *(t.lower() for t in tags)} & EPHEMERAL_LABELS
     if labels and not statuses and not reading.weak:
-        return EphemeraMatch("label", sorted(labels)[0])
+        return EphemeraMatch(LABEL, sorted(labels)[0])
     return None
 
 
@@ -179,14 +184,15 @@ def ephemera_match(content: str, kind: str = "", tags: Sequence[str] = ()) -> Ep
         return None
     statuses, reading = read_grammar(content)
     match = grammar_match(statuses, reading, kind, tags)
-    if match is not None and match.pattern != "label":
-        model = status_model()
-        return match if model.score(features(content, kind, tags, reading)) >= model.veto else None
-    if match is not None or not learned_reads(content, reading):
+    if match is not None and match.pattern == LABEL:
         return match
+    if match is None and not learned_reads(content, reading):
+        return None
     model = status_model()
     found = features(content, kind, tags, reading)
     sure = model.score(found)
+    if match is not None:
+        return match if sure >= model.veto else None
     if sure < model.threshold:
         return None
     return EphemeraMatch(
