@@ -37,6 +37,8 @@ def test_a_queued_inventory_is_run_by_the_worker_and_followed_until_done(
     run_id = queued.json()["id"]
     worker = start_worker()
     wait_for(lambda: api.get(f"/garden/runs/{run_id}").json()["status"] == "done", "the inventory")
+    # The run is marked done inside the task; the worker logs the task's success just after it returns.
+    wait_for(lambda: worker.succeeded(RUN_TASK), "the worker's log of the task")
     done = api.get(f"/garden/runs/{run_id}").json()
     assert (done["found"], done["phase"], done["error"]) == (1, "", "") and worker.succeeded(RUN_TASK) == [
         "'done'"
