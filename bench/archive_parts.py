@@ -43,6 +43,8 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {
         "total_ms": plan["Execution Time"],
         "trigger_ms": sum(t["Time"] for t in plan.get("Triggers", [])),
+        # JIT compilation, when the planner's cost estimate crossed jit_above_cost (0 when it did not).
+        "jit_ms": plan.get("JIT", {}).get("Timing", {}).get("Total", 0.0),
         "wal_records": top.get("WAL Records", 0),
         "wal_fpi": top.get("WAL FPI", 0),
         "wal_bytes": top.get("WAL Bytes", 0),
