@@ -302,14 +302,32 @@ def _lessons_activity(
 
 def candidate_ids(lessons: QuerySet[Lesson]) -> array[int]:
     """The ids of `lessons`, ascending, as a compact array (8 bytes each: a million candidates take 8 MB).
-    Sorted here: the database would sort them by walking the primary key through the whole table."""
-    return array("q", sorted(lessons.order_by().values_list("pk", flat=True).iterator(chunk_size=20_000)))
+    Sorted here: the database would sort them by walking the primary key through the whole table.
+    Read through a plain cursor, a chunk of rows at a time: a server-side cursor (what `QuerySet.iterator` opens)
+    is never planned in parallel, and Django's row iterator cost as much again as the query (255 of ~400 ms for
+    98k ids at 1M, issue 29)."""
+    sql, params = lessons.order_by().values_list("pk", flat=True).query.sql_with_params()
+    ids: array[int] = array("q")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(_IDS_CHUNK):
+            ids.extend(row[0] for row in rows)
+    return array("q", sorted(ids))
+
+
+_IDS_CHUNK = 20_000
+
+
+def bigint_array(ids: Iterable[int]) -> str:
+    """`ids` as one PostgreSQL array literal, for a `%s::bigint[]` parameter: psycopg adapts a list of 2,000 ints
+    element by element in Python (2.3 ms), the text takes 0.6 ms (issue 29)."""
+    return "{" + ",".join(map(str, map(int, ids))) + "}"
 
 
 def lessons_with_ids(ids: Sequence[int]) -> QuerySet[Lesson]:
     """The lessons with these ids. On PostgreSQL the ids travel as one array parameter, not a placeholder each."""
     if connection.vendor == "postgresql":
-        return Lesson.objects.filter(pk__in=RawSQL("SELECT unnest(%s::bigint[])", (list(ids),)))
+        return Lesson.objects.filter(pk__in=RawSQL("SELECT unnest(%s::bigint[])", (bigint_array(ids),)))
     return Lesson.objects.filter(pk__in=list(ids))
 
 
@@ -337,17 +355,8 @@ def lessons_archive_batch(
     """One batch of a run: these lessons archived where `guard` still holds, with the batch's audit row. Returns
     how many were archived.
 
-    On PostgreSQL the batch is one statement: `UPDATE … WHERE id = ANY(ids) AND <guard> RETURNING` → INSERT of
-    the count changes of the lessons it archived (lore.value_counts.state_moves_counted: active → archived,
-    nothing else changes) and of the audit row. The UPDATE locks what it changes and, on a row another client
-    changed meanwhile, re-checks the guard on the newest version (READ COMMITTED), so the re-check stays atomic
-    without a locking SELECT first (a LockRows pass and a second primary-key lookup per lesson: 13 of 68 ms of an
-    archive batch of 2,000 at 1M, issue 29).
-    It still takes its row locks in id order, like every statement that changes many lessons
-    (`_locked_in_id_order`): a B-tree scan of `id = ANY(…)` returns the rows in key order, and the heap-order
-    scans (sequential, bitmap) are switched off for the batch's transaction so the planner cannot pick one.
-    The batch's transaction commits without waiting for the disk (`_BULK_BATCH`). Elsewhere it is
-    `lessons_archive`.
+    On PostgreSQL the batch is one statement (`_ids_batch_one_statement`) that re-checks the guard on each lesson
+    as it locks it. Elsewhere it is `lessons_archive`.
     """
     if connection.vendor != "postgresql":
         return len(
@@ -361,74 +370,58 @@ def lessons_archive_batch(
                 now=now,
             )
         )
-    table = Lesson._meta.db_table
-    these = RawSQL(f'"{table}"."id" = ANY(%s::bigint[])', (list(lesson_ids),), output_field=BooleanField())
-    changing = Lesson.objects.filter(_archivable(account)).filter(guard).filter(these)
-    update: UpdateQuery = changing.query.chain(UpdateQuery)  # type: ignore[assignment]
-    update.add_update_values(
-        {"archived_at": now, "archived_by_run_id": run_id, "archive_reason": reason[:200]}
-    )
-    change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
+    changing = Lesson.objects.filter(_archivable(account)).filter(guard)
+    values = {"archived_at": now, "archived_by_run_id": run_id, "archive_reason": reason[:200]}
     event = (Action.ARCHIVED, actor, run_id, reason[:500], now)
-    with transaction.atomic(), connection.cursor() as cursor:
+    return _ids_batch_one_statement(changing, lesson_ids, values, archived_before=False, event=event)[0]
+
+
+def _ids_batch_one_statement(
+    changing: QuerySet[Lesson],
+    lesson_ids: Sequence[int],
+    values: Mapping[str, object],
+    *,
+    archived_before: bool,
+    event: tuple[str, str, int | None, str, datetime],
+) -> tuple[int, int | None]:
+    """PostgreSQL: one batch of an archive or a restore as one statement. The lessons of `lesson_ids` that
+    `changing` still describes get `values` (every one moved between active and archived, nothing else), the
+    statement appends their count changes itself (lore.value_counts.state_moves_counted) and the batch's audit
+    row `event` (action, actor, run, detail, at) holding the ids it changed — as CTEs: `UPDATE … WHERE id =
+    ANY(ids) AND <changing> RETURNING` → INSERT of the counts and of the audit row (lore.events). Returns (how many
+    changed, the lowest id changed).
+
+    The UPDATE locks what it changes and, on a row another client changed meanwhile, re-checks `changing` on the
+    newest version (READ COMMITTED), so the re-check is atomic without a locking SELECT first (a LockRows pass and
+    a second primary-key lookup per lesson: 13 of 68 ms of an archive batch of 2,000 at 1M, issue 29). It takes
+    its row locks in id order, like every statement that changes many lessons (`_locked_in_id_order`): a B-tree
+    scan of `id = ANY(…)` returns the rows in key order, and the heap-order scans (sequential, bitmap) are
+    switched off for the batch's transaction so the planner cannot pick one. The transaction commits without
+    waiting for the disk (`_BULK_BATCH`)."""
+    table = Lesson._meta.db_table
+    these = RawSQL(
+        f'"{table}"."id" = ANY(%s::bigint[])', (bigint_array(lesson_ids),), output_field=BooleanField()
+    )
+    update: UpdateQuery = changing.filter(these).query.chain(UpdateQuery)  # type: ignore[assignment]
+    update.add_update_values(dict(values))
+    change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         cursor.execute(f"{_BULK_BATCH}; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off")
         cursor.execute(
             f"""
             WITH changed AS ({change} RETURNING {_CHANGED_COLUMNS}),
-            {state_moves_counted("changed", archived_before=False)},
+            {state_moves_counted("changed", archived_before=archived_before)},
             logged AS (
                 INSERT INTO {BATCHES} ({BATCH_COLUMNS})
                 SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
-                RETURNING lessons
+                RETURNING lessons, first_lesson_id
             )
-            SELECT coalesce((SELECT lessons FROM logged), 0)
+            SELECT coalesce((SELECT lessons FROM logged), 0), (SELECT first_lesson_id FROM logged)
             """,
             [*change_params, *event],
         )
-        return int(cursor.fetchone()[0])
-
-
-def _batch_one_statement(
-    picking: QuerySet[Lesson],
-    changing: QuerySet[Lesson],
-    values: dict[str, object],
-    *,
-    limit: int,
-    event: tuple[str, str, int | None, str, datetime],
-) -> tuple[int | None, int, int | None]:
-    """PostgreSQL: one batch of a bulk restore as one statement. The first `limit` lessons of `picking` (id
-    order) are locked, those of them `changing` still describes get `values` (archived → active, nothing else),
-    their count changes are appended by the statement itself (lore.value_counts.state_moves_counted), and each
-    changed batch gets its audit event `event` (action, actor, run, detail, at), one row holding the changed ids
-    — as CTEs: pick → UPDATE … RETURNING → INSERT of the counts and the batch's event (lore.events). No id list
-    crosses the wire and nothing is read twice. Returns (the last id picked, None when nothing was left; how many
-    changed; the lowest id changed)."""
-    with transaction.atomic():
-        picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
-        update: UpdateQuery = changing.filter(pk__in=RawSQL('SELECT "pk" FROM picked', ())).query.chain(
-            UpdateQuery
-        )  # type: ignore[assignment]
-        update.add_update_values(values)
-        change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
-        with connection.cursor() as cursor:
-            cursor.execute(_BULK_BATCH)
-            cursor.execute(
-                f"""
-                WITH picked AS ({picked}),
-                changed AS ({change} RETURNING {_CHANGED_COLUMNS}),
-                {state_moves_counted("changed", archived_before=True)},
-                logged AS (
-                    INSERT INTO {BATCHES} ({BATCH_COLUMNS})
-                    SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
-                    RETURNING lessons, first_lesson_id
-                )
-                SELECT (SELECT max("pk") FROM picked), coalesce((SELECT lessons FROM logged), 0),
-                       (SELECT first_lesson_id FROM logged)
-                """,
-                [*picked_params, *change_params, *event],
-            )
-            last, changed_count, first = cursor.fetchone()
-    return last, int(changed_count), first
+        changed, first = cursor.fetchone()
+    return int(changed), first
 
 
 def lessons_restore(
@@ -449,22 +442,43 @@ def lessons_restore(
         qs = qs.filter(pk__in=list(lesson_ids))
     if run_id is not None:
         qs = qs.filter(archived_by_run_id=run_id)
-    restore = _restore_batch_one_statement if connection.vendor == "postgresql" else _restore_batch
     detail = f"undo of run {run_id}" if run_id else ""
-    total, after = 0, 0
+    total = 0
     first: int | None = None
-    while True:
-        with transaction.atomic():
-            # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
-            last, restored, lowest = restore(
-                qs, after=after, actor=actor, run_id=run_id, detail=detail, now=now
-            )
-            if last is None:
-                break
-            after, total = last, total + restored
-            first = first if first is not None else lowest
-            if on_batch is not None and restored:
-                on_batch(restored)
+
+    def counted(restored: int, lowest: int | None) -> None:
+        nonlocal total, first
+        total += restored
+        first = first if first is not None else lowest
+        if on_batch is not None and restored:
+            on_batch(restored)
+
+    if connection.vendor == "postgresql":
+        # The lessons' ids read once (an undo's from lesson_archived_by_run), then one statement per batch, as a
+        # run archives: the batch's UPDATE re-checks `qs` on each lesson it locks, so a lesson restored or
+        # archived again concurrently is neither restored twice nor logged twice. It had locked each batch in a
+        # SELECT first, walking `qs` by keyset (issue 29).
+        ids, size = candidate_ids(qs), ARCHIVE_BATCH.value
+        event = (Action.RESTORED, actor, run_id, detail, now)
+        for start in range(0, len(ids), size):
+            with transaction.atomic():
+                counted(
+                    *_ids_batch_one_statement(
+                        qs, ids[start : start + size], _RESTORED, archived_before=True, event=event
+                    )
+                )
+    else:
+        after = 0
+        while True:
+            with transaction.atomic():
+                # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
+                last, restored, lowest = _restore_batch(
+                    qs, after=after, actor=actor, run_id=run_id, detail=detail, now=now
+                )
+                if last is None:
+                    break
+                after = last
+                counted(restored, lowest)
     lessons_vacuum_soon(total)
     if total and run_id is None and first is not None:  # an undo is one row of activity (grooming.run_undo)
         _lessons_activity(
@@ -479,19 +493,6 @@ _RESTORED: dict[str, object] = {
     "archive_reason": "",
     "superseded_by": None,
 }
-
-
-def _restore_batch_one_statement(
-    qs: QuerySet[Lesson], *, after: int, actor: str, run_id: int | None, detail: str, now: datetime
-) -> tuple[int | None, int, int | None]:
-    """The next RESTORE_BATCH lessons of `qs` after id `after`, restored and logged in one statement."""
-    return _batch_one_statement(
-        qs.filter(pk__gt=after).order_by("pk"),
-        Lesson.objects.filter(archived_at__isnull=False),
-        _RESTORED,
-        limit=ARCHIVE_BATCH.value,
-        event=(Action.RESTORED, actor, run_id, detail, now),
-    )
 
 
 def _restore_batch(

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from lore.candidates import archive_guard
+from lore.events import lesson_history
 from lore.inputs import LessonInput
 from lore.models import Account, Lesson
 from lore.rules.rule import Rule
@@ -201,3 +202,78 @@ def test_a_runs_batches_commit_without_waiting_for_the_disk_and_its_last_write_w
     with connection.cursor() as cursor:
         cursor.execute("SHOW synchronous_commit")
         assert cursor.fetchone()[0] == "on"
+
+
+def _undo_waiting_on(
+    account: Account, hold: Callable[[Lesson], None]
+) -> tuple[PolicyRun, list[Lesson], list]:
+    """A run that archived six lessons, and its Undo started while another client holds the fourth lesson in
+    `hold`'s transaction: returns the run, the lessons, and whether each could be locked while the Undo waited."""
+    lessons = [LessonFactory(account=account, key=f"k{i:02d}") for i in range(6)]
+    run = grooming.run_execute(
+        grooming.run_start(account=account, rule=RULE, trigger=PolicyRun.Trigger.MANUAL).pk
+    )
+    assert run.archived == 6
+    held, release = threading.Event(), threading.Event()
+
+    def holder_body() -> None:
+        with transaction.atomic():
+            hold(Lesson.objects.select_for_update().get(pk=lessons[3].pk))
+            held.set()
+            release.wait(30)
+
+    holder = in_thread(holder_body)
+    assert held.wait(30)
+    undoer = in_thread(lambda: grooming.run_undo(run, actor="alice"))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND wait_event = 'transactionid'"
+            )
+            if cursor.fetchone()[0]:
+                break
+        time.sleep(0.02)
+    try:
+        free = [_lock_free(lesson.pk) for lesson in lessons]
+    finally:
+        release.set()
+        holder.join(30)
+        undoer.join(30)
+    run.refresh_from_db()
+    return run, lessons, free
+
+
+def test_an_undo_batch_takes_its_row_locks_in_id_order(account: Account) -> None:
+    """The Undo's batch, like the run's, locks its lessons in id order: waiting on the lesson another client
+    holds, it has locked the lessons before it and none after it."""
+    run, lessons, free = _undo_waiting_on(account, lambda lesson: None)
+    assert free == [False, False, False, False, True, True]
+    assert run.restored == 6
+    assert not Lesson.objects.filter(
+        pk__in=[lesson.pk for lesson in lessons], archived_at__isnull=False
+    ).exists()
+
+
+@pytest.mark.parametrize("change", ["restored by hand", "restored and archived again by hand"])
+def test_a_lesson_another_client_changes_while_the_undo_waits_is_left_as_that_client_left_it(
+    account: Account, change: str
+) -> None:
+    """The Undo's batch re-checks, on the newest version of each lesson it locks, that the lesson is still
+    archived by the run: one restored meanwhile is not restored or logged twice, one archived again by someone
+    else stays archived."""
+
+    def hold(lesson: Lesson) -> None:
+        lesson_restore(account=account, lesson=lesson, actor="bob")
+        if change != "restored by hand":
+            lessons_archive(account=account, lesson_ids=[lesson.pk], reason="by hand", actor="bob")
+
+    run, lessons, _ = _undo_waiting_on(account, hold)
+    target = Lesson.objects.get(pk=lessons[3].pk)
+    assert run.restored == 5
+    assert (target.archived_at is not None, target.archived_by_run_id) == (change != "restored by hand", None)
+    restores = [e for e in lesson_history(account.pk, target.pk, limit=10) if e.action == "restored"]
+    assert [e.actor for e in restores] == ["bob"]
+    others = Lesson.objects.filter(pk__in=[lesson.pk for lesson in lessons if lesson.pk != target.pk])
+    assert not others.filter(archived_at__isnull=False).exists()
