@@ -56,6 +56,21 @@ def wait_until_blocked_on_a_lock(timeout: float = 30.0) -> None:
     raise AssertionError("the archive UPDATE never waited for the row lock")
 
 
+def wait_until_a_transaction_waits(timeout: float = 30.0) -> None:
+    """Until some backend of this database waits for another transaction (a batch behind a row that client
+    holds); returns at the timeout too, and the test's own assertions tell what happened."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND wait_event = 'transactionid'"
+            )
+            if cursor.fetchone()[0]:
+                return
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def account() -> Account:
     require_postgres()
@@ -153,16 +168,7 @@ def test_an_archive_batch_takes_its_row_locks_in_id_order(account: Account) -> N
     assert held.wait(30)
     run = grooming.run_start(account=account, rule=RULE, trigger=PolicyRun.Trigger.MANUAL)
     runner = in_thread(lambda: grooming.run_execute(run.pk))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND wait_event_type = 'Lock' AND wait_event = 'transactionid'"
-            )
-            if cursor.fetchone()[0]:
-                break
-        time.sleep(0.02)
+    wait_until_a_transaction_waits()
     try:
         assert [_lock_free(lesson.pk) for lesson in lessons] == [False, False, False, False, True, True]
     finally:
@@ -225,16 +231,7 @@ def _undo_waiting_on(
     holder = in_thread(holder_body)
     assert held.wait(30)
     undoer = in_thread(lambda: grooming.run_undo(run, actor="alice"))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND wait_event_type = 'Lock' AND wait_event = 'transactionid'"
-            )
-            if cursor.fetchone()[0]:
-                break
-        time.sleep(0.02)
+    wait_until_a_transaction_waits()
     try:
         free = [_lock_free(lesson.pk) for lesson in lessons]
     finally:
