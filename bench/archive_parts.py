@@ -68,7 +68,7 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
 
 
 _EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lessons(, first_lesson_id)?\s*\)", re.S)
-# The batch statements: the archive's (one UPDATE, issue 29) and the restore's (a locking pick first).
+# The batch statements: the product's (one UPDATE, issue 29) and the locking pick first it replaced.
 _BATCH_STATEMENTS = ("WITH picked AS", "WITH changed AS")
 # The CTEs with which a batch counts its own lessons (lore.value_counts.state_moves_counted); without them the
 # statement's UPDATE trigger counts them.
@@ -137,12 +137,11 @@ def _locked_first_batch(
 
 @contextmanager
 def _rewritten(
-    *, events: bool = True, lock: bool = True, per_lesson_events: bool = False, counted_here: bool = True
+    *, events: bool = True, per_lesson_events: bool = False, counted_here: bool = True
 ) -> Iterator[None]:
-    """The product's batch statement without its audit event (the changed ids stand in for the logged ones),
-    without its explicit row lock (the UPDATE still locks what it changes), with an audit event per lesson as
-    before issue 29, or without counting its own lessons (the UPDATE trigger counts them, as before issue 29's
-    third pass): measurement only, what each costs."""
+    """The product's batch statement without its audit event (the changed ids stand in for the logged ones), with
+    an audit event per lesson as before issue 29, or without counting its own lessons (the UPDATE trigger counts
+    them, as before issue 29's third pass): measurement only, what each costs."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
@@ -157,9 +156,6 @@ def _rewritten(
             if not counted_here:
                 sql, n = _SELF_COUNTED.subn("", sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
-            if not lock and sql.lstrip().startswith("WITH picked AS"):
-                assert " FOR UPDATE" in sql
-                sql = sql.replace(" FOR UPDATE", "", 1)
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(wrapper):
