@@ -165,7 +165,7 @@ def _rewritten(
 @contextmanager
 def _explaining(into: list[dict[str, Any]]) -> Iterator[None]:
     """Run the product's one-statement batch as EXPLAIN (ANALYZE, BUFFERS, WAL) instead, keep the plan, and answer
-    the caller what the statement would have (its three figures), so the service goes on as usual."""
+    the caller what the statement would have (its figures), so the service goes on as usual."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
@@ -177,9 +177,9 @@ def _explaining(into: list[dict[str, Any]]) -> Iterator[None]:
         plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]
         into.append(plan)
         rows = _changed_rows(plan)
-        if sql.lstrip().startswith("WITH changed AS"):
-            return cursor.execute("SELECT %s", [rows])
-        return cursor.execute("SELECT 0, %s, NULL", [rows])
+        if sql.lstrip().startswith("WITH changed AS"):  # the product's: (how many changed, the lowest id)
+            return cursor.execute("SELECT %s, NULL", [rows])
+        return cursor.execute("SELECT 0, %s, NULL", [rows])  # the locking pick first: (last id, changed, lowest)
 
     with connection.execute_wrapper(wrapper):
         yield
