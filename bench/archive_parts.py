@@ -179,7 +179,8 @@ def _explaining(into: list[dict[str, Any]]) -> Iterator[None]:
         rows = _changed_rows(plan)
         if sql.lstrip().startswith("WITH changed AS"):  # the product's: (how many changed, the lowest id)
             return cursor.execute("SELECT %s, NULL", [rows])
-        return cursor.execute("SELECT 0, %s, NULL", [rows])  # the locking pick first: (last id, changed, lowest)
+        # The locking pick first: (the last id picked, how many changed, the lowest id).
+        return cursor.execute("SELECT 0, %s, NULL", [rows])
 
     with connection.execute_wrapper(wrapper):
         yield
