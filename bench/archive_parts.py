@@ -68,7 +68,7 @@ def _explained(plan: dict[str, Any]) -> dict[str, float]:
 
 
 _EVENTS_INSERT = re.compile(r"logged AS \(\s*INSERT INTO .*?RETURNING lessons(, first_lesson_id)?\s*\)", re.S)
-# The batch statements: the product's (one UPDATE, issue 29) and the locking pick first it replaced.
+# The batch statements: the archive's (one UPDATE, issue 29) and the restore's (a locking pick first).
 _BATCH_STATEMENTS = ("WITH picked AS", "WITH changed AS")
 # The CTEs with which a batch counts its own lessons (lore.value_counts.state_moves_counted); without them the
 # statement's UPDATE trigger counts them.
@@ -82,66 +82,14 @@ _PER_LESSON_LOGGED = (
 _NOT_LOGGED = "logged AS (SELECT count(*) AS lessons, min(id) AS first_lesson_id FROM changed)"
 
 
-def _locked_first_batch(
-    picking: Any,
-    changing: Any,
-    values: dict[str, object],
-    *,
-    limit: int,
-    event: tuple[str, str, int | None, str, Any],
-) -> tuple[int | None, int, int | None]:
-    """A batch as the restore's was before issue 29's fourth pass (and the archive's before its third): one
-    statement that locks its lessons in a SELECT … FOR UPDATE first. The first `limit` lessons of `picking` (id
-    order) are locked, those of them `changing` still describes get `values` (archived → active, nothing else),
-    their count changes are appended by the statement itself (lore.value_counts.state_moves_counted), and each
-    changed batch gets its audit event `event` (action, actor, run, detail, at), one row holding the changed ids
-    — as CTEs: pick → UPDATE … RETURNING → INSERT of the counts and the batch's event (lore.events). No id list
-    crosses the wire and nothing is read twice. Returns (the last id picked, None when nothing was left; how many
-    changed; the lowest id changed)."""
-    from django.db import connection, transaction
-    from django.db.models.expressions import RawSQL
-    from django.db.models.sql import UpdateQuery
-
-    from lore.events import BATCH_COLUMNS, BATCH_FROM_CHANGED, BATCHES
-    from lore.models import Lesson
-    from lore.services import _BULK_BATCH, _CHANGED_COLUMNS
-    from lore.value_counts import state_moves_counted
-
-    with transaction.atomic():
-        picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
-        update: UpdateQuery = changing.filter(pk__in=RawSQL('SELECT "pk" FROM picked', ())).query.chain(
-            UpdateQuery
-        )  # type: ignore[assignment]
-        update.add_update_values(values)
-        change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
-        with connection.cursor() as cursor:
-            cursor.execute(_BULK_BATCH)
-            cursor.execute(
-                f"""
-                WITH picked AS ({picked}),
-                changed AS ({change} RETURNING {_CHANGED_COLUMNS}),
-                {state_moves_counted("changed", archived_before=True)},
-                logged AS (
-                    INSERT INTO {BATCHES} ({BATCH_COLUMNS})
-                    SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
-                    RETURNING lessons, first_lesson_id
-                )
-                SELECT (SELECT max("pk") FROM picked), coalesce((SELECT lessons FROM logged), 0),
-                       (SELECT first_lesson_id FROM logged)
-                """,
-                [*picked_params, *change_params, *event],
-            )
-            last, changed_count, first = cursor.fetchone()
-    return last, int(changed_count), first
-
-
 @contextmanager
 def _rewritten(
-    *, events: bool = True, per_lesson_events: bool = False, counted_here: bool = True
+    *, events: bool = True, lock: bool = True, per_lesson_events: bool = False, counted_here: bool = True
 ) -> Iterator[None]:
-    """The product's batch statement without its audit event (the changed ids stand in for the logged ones), with
-    an audit event per lesson as before issue 29, or without counting its own lessons (the UPDATE trigger counts
-    them, as before issue 29's third pass): measurement only, what each costs."""
+    """The product's batch statement without its audit event (the changed ids stand in for the logged ones),
+    without its explicit row lock (the UPDATE still locks what it changes), with an audit event per lesson as
+    before issue 29, or without counting its own lessons (the UPDATE trigger counts them, as before issue 29's
+    third pass): measurement only, what each costs."""
     from django.db import connection
 
     def wrapper(execute, sql, params, many, context):  # noqa: ANN001, ANN202
@@ -156,6 +104,9 @@ def _rewritten(
             if not counted_here:
                 sql, n = _SELF_COUNTED.subn("", sql)
                 assert n == 1, "the batch statement changed: update bench/archive_parts.py"
+            if not lock and sql.lstrip().startswith("WITH picked AS"):
+                assert " FOR UPDATE" in sql
+                sql = sql.replace(" FOR UPDATE", "", 1)
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(wrapper):
@@ -312,6 +263,7 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
     from lore.services import (
         _RESTORED,
         _archivable,
+        _batch_one_statement,
         _ids_batch_one_statement,
         candidate_ids,
         lessons_archive_batch,
@@ -349,13 +301,13 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
 
     def locked_first_archive(batch: Sequence[int], pick_guard: Q | None = None) -> Callable[[], int]:
         """The archive batch as it was before issue 29's third pass: lock the batch's rows in id order in a
-        SELECT … FOR UPDATE, then UPDATE them where the guard holds (`_locked_first_batch`)."""
+        SELECT … FOR UPDATE, then UPDATE them where the guard holds (`_batch_one_statement`, the restore's statement)."""
 
         def work() -> int:
             picking = lessons_with_ids(batch).order_by("pk")
             if pick_guard is not None:
                 picking = picking.filter(pick_guard)
-            return _locked_first_batch(
+            return _batch_one_statement(
                 picking,
                 Lesson.objects.filter(_archivable(account)).filter(Q() if pick_guard is not None else guard),
                 {"archived_at": timezone.now(), "archived_by_run_id": run.pk, "archive_reason": reason},
@@ -372,6 +324,22 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
 
     def product_restore(batch: Sequence[int]) -> Callable[[], int]:
         def work() -> int:
+            qs = Lesson.objects.filter(account=account, archived_at__isnull=False, pk__in=list(batch))
+            return _batch_one_statement(
+                qs.order_by("pk"),
+                Lesson.objects.filter(archived_at__isnull=False),
+                _RESTORED,
+                limit=len(batch),
+                event=(LessonEvent.Action.RESTORED, "bench-parts", run.pk, "undo", timezone.now()),
+            )[1]
+
+        return work
+
+    def ids_restore(batch: Sequence[int]) -> Callable[[], int]:
+        """Tried in issue 29's fourth pass and not kept: the archive's statement (one UPDATE over the batch's ids,
+        no locking SELECT first) used for the restore."""
+
+        def work() -> int:
             qs = Lesson.objects.filter(account=account, archived_at__isnull=False, archived_by_run_id=run.pk)
             return _ids_batch_one_statement(
                 qs,
@@ -380,21 +348,6 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
                 archived_before=True,
                 event=(LessonEvent.Action.RESTORED, "bench-parts", run.pk, "undo", timezone.now()),
             )[0]
-
-        return work
-
-    def locked_first_restore(batch: Sequence[int]) -> Callable[[], int]:
-        """The restore batch before issue 29's fourth pass: its lessons locked in a SELECT first."""
-
-        def work() -> int:
-            qs = Lesson.objects.filter(account=account, archived_at__isnull=False, pk__in=list(batch))
-            return _locked_first_batch(
-                qs.order_by("pk"),
-                Lesson.objects.filter(archived_at__isnull=False),
-                _RESTORED,
-                limit=len(batch),
-                event=(LessonEvent.Action.RESTORED, "bench-parts", run.pk, "undo", timezone.now()),
-            )[1]
 
         return work
 
@@ -466,10 +419,11 @@ def measure(cycles: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> 
         "product batch of 10000": ([], product_restore),
         "product batch without lesson_page_counts": (_drop("lesson_page_counts"), product_restore),
         "product batch without audit events": ([], _within(product_restore, events=False)),
-        "product batch, locked in a SELECT first (before issue 29's fourth pass)": ([], locked_first_restore),
-        "product batch, no counts or events": (
+        "product batch, one UPDATE over its ids (tried in issue 29's fourth pass)": ([], ids_restore),
+        "product batch without the explicit row lock": ([], _within(product_restore, lock=False)),
+        "product batch, no counts, events, lock": (
             [TRIGGERS_OFF],
-            _within(product_restore, events=False, counted_here=False),
+            _within(product_restore, events=False, lock=False, counted_here=False),
         ),
         "product batch, an audit event per lesson (before issue 29)": (
             [],

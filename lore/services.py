@@ -384,7 +384,8 @@ def _ids_batch_one_statement(
     archived_before: bool,
     event: tuple[str, str, int | None, str, datetime],
 ) -> tuple[int, int | None]:
-    """PostgreSQL: one batch of an archive or a restore as one statement. The lessons of `lesson_ids` that
+    """PostgreSQL: one batch of a run as one statement (bench/archive_parts.py also times it as a restore, which
+    issue 29's fourth pass tried and did not keep: see docs/scaling.md). The lessons of `lesson_ids` that
     `changing` still describes get `values` (every one moved between active and archived, nothing else), the
     statement appends their count changes itself (lore.value_counts.state_moves_counted) and the batch's audit
     row `event` (action, actor, run, detail, at) holding the ids it changed — as CTEs: `UPDATE … WHERE id =
@@ -424,6 +425,49 @@ def _ids_batch_one_statement(
     return int(changed), first
 
 
+def _batch_one_statement(
+    picking: QuerySet[Lesson],
+    changing: QuerySet[Lesson],
+    values: dict[str, object],
+    *,
+    limit: int,
+    event: tuple[str, str, int | None, str, datetime],
+) -> tuple[int | None, int, int | None]:
+    """PostgreSQL: one batch of a bulk restore as one statement. The first `limit` lessons of `picking` (id
+    order) are locked, those of them `changing` still describes get `values` (archived → active, nothing else),
+    their count changes are appended by the statement itself (lore.value_counts.state_moves_counted), and each
+    changed batch gets its audit event `event` (action, actor, run, detail, at), one row holding the changed ids
+    — as CTEs: pick → UPDATE … RETURNING → INSERT of the counts and the batch's event (lore.events). No id list
+    crosses the wire and nothing is read twice. Returns (the last id picked, None when nothing was left; how many
+    changed; the lowest id changed)."""
+    with transaction.atomic(savepoint=False):
+        picked, picked_params = picking.select_for_update().values("pk")[:limit].query.sql_with_params()
+        update: UpdateQuery = changing.filter(pk__in=RawSQL('SELECT "pk" FROM picked', ())).query.chain(
+            UpdateQuery
+        )  # type: ignore[assignment]
+        update.add_update_values(values)
+        change, change_params = update.get_compiler(Lesson.objects.db).as_sql()
+        with connection.cursor() as cursor:
+            cursor.execute(_BULK_BATCH)
+            cursor.execute(
+                f"""
+                WITH picked AS ({picked}),
+                changed AS ({change} RETURNING {_CHANGED_COLUMNS}),
+                {state_moves_counted("changed", archived_before=True)},
+                logged AS (
+                    INSERT INTO {BATCHES} ({BATCH_COLUMNS})
+                    SELECT {BATCH_FROM_CHANGED} FROM changed HAVING count(*) > 0
+                    RETURNING lessons, first_lesson_id
+                )
+                SELECT (SELECT max("pk") FROM picked), coalesce((SELECT lessons FROM logged), 0),
+                       (SELECT first_lesson_id FROM logged)
+                """,
+                [*picked_params, *change_params, *event],
+            )
+            last, changed_count, first = cursor.fetchone()
+    return last, int(changed_count), first
+
+
 def lessons_restore(
     *,
     account: Account,
@@ -442,43 +486,22 @@ def lessons_restore(
         qs = qs.filter(pk__in=list(lesson_ids))
     if run_id is not None:
         qs = qs.filter(archived_by_run_id=run_id)
+    restore = _restore_batch_one_statement if connection.vendor == "postgresql" else _restore_batch
     detail = f"undo of run {run_id}" if run_id else ""
-    total = 0
+    total, after = 0, 0
     first: int | None = None
-
-    def counted(restored: int, lowest: int | None) -> None:
-        nonlocal total, first
-        total += restored
-        first = first if first is not None else lowest
-        if on_batch is not None and restored:
-            on_batch(restored)
-
-    if connection.vendor == "postgresql":
-        # The lessons' ids read once (an undo's from lesson_archived_by_run), then one statement per batch, as a
-        # run archives: the batch's UPDATE re-checks `qs` on each lesson it locks, so a lesson restored or
-        # archived again concurrently is neither restored twice nor logged twice. It had locked each batch in a
-        # SELECT first, walking `qs` by keyset (issue 29).
-        ids, size = candidate_ids(qs), ARCHIVE_BATCH.value
-        event = (Action.RESTORED, actor, run_id, detail, now)
-        for start in range(0, len(ids), size):
-            with transaction.atomic():
-                counted(
-                    *_ids_batch_one_statement(
-                        qs, ids[start : start + size], _RESTORED, archived_before=True, event=event
-                    )
-                )
-    else:
-        after = 0
-        while True:
-            with transaction.atomic():
-                # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
-                last, restored, lowest = _restore_batch(
-                    qs, after=after, actor=actor, run_id=run_id, detail=detail, now=now
-                )
-                if last is None:
-                    break
-                after = last
-                counted(restored, lowest)
+    while True:
+        with transaction.atomic():
+            # Locked, so a lesson restored concurrently is neither restored twice nor logged twice.
+            last, restored, lowest = restore(
+                qs, after=after, actor=actor, run_id=run_id, detail=detail, now=now
+            )
+            if last is None:
+                break
+            after, total = last, total + restored
+            first = first if first is not None else lowest
+            if on_batch is not None and restored:
+                on_batch(restored)
     lessons_vacuum_soon(total)
     if total and run_id is None and first is not None:  # an undo is one row of activity (grooming.run_undo)
         _lessons_activity(
@@ -493,6 +516,19 @@ _RESTORED: dict[str, object] = {
     "archive_reason": "",
     "superseded_by": None,
 }
+
+
+def _restore_batch_one_statement(
+    qs: QuerySet[Lesson], *, after: int, actor: str, run_id: int | None, detail: str, now: datetime
+) -> tuple[int | None, int, int | None]:
+    """The next RESTORE_BATCH lessons of `qs` after id `after`, restored and logged in one statement."""
+    return _batch_one_statement(
+        qs.filter(pk__gt=after).order_by("pk"),
+        Lesson.objects.filter(archived_at__isnull=False),
+        _RESTORED,
+        limit=ARCHIVE_BATCH.value,
+        event=(Action.RESTORED, actor, run_id, detail, now),
+    )
 
 
 def _restore_batch(

@@ -98,9 +98,8 @@ def test_a_restore_that_arrives_while_the_purge_holds_the_row_finds_the_tombston
     purger = in_thread(purge_now)
     assert locked.wait(30)
     person = in_thread(restore_now)
-    # The restore's batch is one statement on PostgreSQL (WITH changed AS (UPDATE … WHERE id = ANY(…)) …): it read
-    # the lesson's id before the purge committed, and waits for the row the purge holds.
-    wait_until_a_statement_waits_on_a_lock('%WITH changed AS (UPDATE "lore_lesson"%')
+    # The restore's batch is one statement on PostgreSQL (WITH picked AS (SELECT … FOR UPDATE) …).
+    wait_until_a_statement_waits_on_a_lock("%SELECT%FOR UPDATE%")
     release.set()
     purger.join(30)
     person.join(30)
