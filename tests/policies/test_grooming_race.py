@@ -41,34 +41,31 @@ def in_thread(work: Callable[[], object]) -> threading.Thread:
     return thread
 
 
-def wait_until_blocked_on_a_lock(timeout: float = 30.0) -> None:
-    """Until some other backend of this database waits on a row lock (the archive UPDATE behind a writer)."""
+def _some_backend_waits(condition: str, timeout: float) -> bool:
+    """Whether, within `timeout` seconds, some backend of this database waits on a lock matching `condition`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND wait_event_type = 'Lock' AND query LIKE 'UPDATE%%lore_lesson%%'"
+                f"AND wait_event_type = 'Lock' AND {condition}"
             )
             if cursor.fetchone()[0]:
-                return
+                return True
         time.sleep(0.02)
-    raise AssertionError("the archive UPDATE never waited for the row lock")
+    return False
+
+
+def wait_until_blocked_on_a_lock(timeout: float = 30.0) -> None:
+    """Until some other backend of this database waits on a row lock (the archive UPDATE behind a writer)."""
+    if not _some_backend_waits("query LIKE 'UPDATE%%lore_lesson%%'", timeout):
+        raise AssertionError("the archive UPDATE never waited for the row lock")
 
 
 def wait_until_a_transaction_waits(timeout: float = 30.0) -> None:
     """Until some backend of this database waits for another transaction (a batch behind a row that client
     holds); returns at the timeout too, and the test's own assertions tell what happened."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND wait_event_type = 'Lock' AND wait_event = 'transactionid'"
-            )
-            if cursor.fetchone()[0]:
-                return
-        time.sleep(0.02)
+    _some_backend_waits("wait_event = 'transactionid'", timeout)
 
 
 @pytest.fixture
