@@ -15,11 +15,13 @@ one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` fo
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models import Case, Count, DateTimeField, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
@@ -229,14 +231,16 @@ def kept_distribution(
 ) -> Distribution | None:
     """`distribution` over every lesson of the account in the unfiltered view of that state (active: protected
     lessons left out, as the candidate set leaves them; archived: all), from the counts the database keeps, or None
-    where none are kept: SQLite, the decay score (its value moves with `now` and four columns: no exact kept form)
-    and days over the archived lessons (no index to count the boundary day with).
+    where none are kept: SQLite, and the decay score and days over the archived lessons (no index to count a
+    boundary day or cell with). The decay score: `kept_decay_distribution`.
 
     Counters: the kept lessons per value, summed per bin. Days: an edge `now - N days` falls inside a UTC day; the
     whole days before it are summed from the kept counts and the lessons of that one day before the edge are
     counted from the lessons (an index range scan of one day each), in the same statement: exact."""
     from lore.value_counts import histogram_counts, maintained
 
+    if maintained() and cond.unit == "score" and not archived:
+        return kept_decay_distribution(account_id, cond, now=now, extra=extra)
     if not maintained() or cond.key not in KEPT_COUNTERS | KEPT_DAYS or (archived and cond.unit == "days"):
         return None
     edges = bin_edges(cond, extra)
@@ -315,3 +319,57 @@ def _json(value: object) -> list[list[int]]:
 
 def _before(per_day: dict[int, int], day: int) -> int:
     return sum(n for d, n in per_day.items() if d < day)
+
+
+# The decay score's kept cells (lore.value_counts, "h:decay_cell"): lessons per (strength product, last-open day).
+KEPT_DECAY = "h:decay_cell"
+# How far, in days, a cut must lie outside a cell's day for the cell to be summed whole, and how far a count of the
+# lessons on one side of a cut reaches past it (86 ms): far above the rounding of the two ways the score is
+# computed (here from the product, per lesson from Chosen and Recurrence), so no lesson is ever put on the wrong side.
+DECAY_MARGIN = 1e-6
+
+
+def kept_decay_distribution(
+    account_id: int, cond: Condition, *, now: datetime, extra: Iterable[int] = ()
+) -> Distribution:
+    """`distribution` of the decay score over every active, unpinned lesson of the account, from the kept cells.
+
+    A lesson's score depends on its last open and its strength product p = (1 + Chosen) × Recurrence alone
+    (strength = 1 + ln p), and falls as its last open recedes: it is at most e exactly when the lesson was last
+    opened more than span_e × (1 + ln p) days ago, span_e = half-life × log2(100 / (e + 0.5)). So each edge cuts
+    the days of each product at one moment, and a cell (p, day) no cut crosses lies in one bin: its kept count is
+    that bin's. The lessons of the few cells a cut crosses are counted from the lessons (index lesson_decay_cells,
+    index-only) with the score expression itself (lore.value_counts.histogram_cells)."""
+    from lore.decay import decay_score, half_life_days, last_agent_open, strength_product
+    from lore.value_counts import histogram_cells
+
+    edges = bin_edges(cond, extra)
+    half_life = half_life_days()
+    # An edge below 0 is below every score; the others' spans, ascending (the highest edge's span is the shortest).
+    below_all = sum(1 for e in edges if e < 0)
+    spans = [half_life * math.log2(SCORE_MAX / (e + 0.5)) for e in reversed(edges) if e >= 0]
+    probe = (
+        Lesson.objects.filter(account_id=account_id, archived_at__isnull=True, protected=False)
+        .alias(product=strength_product(), at=last_agent_open())
+        .filter(
+            product=RawSQL("c.product", []),
+            at__gte=RawSQL("c.since", [], output_field=DateTimeField()),
+            at__lt=RawSQL("c.until", [], output_field=DateTimeField()),
+        )
+        .annotate(score=decay_score(now))
+        .values_list("score")
+    )
+    by_w, scores = histogram_cells(
+        account_id,
+        KEPT_DECAY,
+        now_days=(now - EPOCH).total_seconds() / 86_400,
+        spans=spans,
+        margin=DECAY_MARGIN,
+        probe=probe.query.sql_with_params(),
+    )
+    counts = [0] * (len(edges) + 1)
+    for w, n in by_w.items():  # above every edge but the w whose spans d / s reaches
+        counts[below_all + len(spans) - w] += n
+    for score, n in scores.items():
+        counts[sum(1 for edge in edges if edge < score)] += n
+    return Distribution(cond, edges, tuple(counts), (0,) * len(counts))

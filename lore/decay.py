@@ -19,8 +19,10 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db.models import (
+    BigIntegerField,
     Case,
     DateTimeField,
+    ExpressionWrapper,
     F,
     FloatField,
     Func,
@@ -71,6 +73,17 @@ def last_agent_open(last_open: Any = None) -> Coalesce:
     """When the decay clock started: the last agent open, or creation (the expression of index
     lesson_last_agent_open). `last_open`: another expression of the last open (lore.reads: pending included)."""
     return Coalesce(last_open if last_open is not None else "last_opened_at", "created_at")
+
+
+def strength_product() -> ExpressionWrapper:
+    """(1 + Chosen) × Recurrence (Recurrence at least 1), in bigint: the one number a lesson's strength depends on
+    (strength = 1 + ln of it). Lessons of the same product and the same last open have the same score: the kept
+    decay cells (lore.value_counts, "h:decay_cell") count lessons per product and last-open day, and the index
+    lesson_decay_cells finds the lessons of one cell."""
+    chosen = Cast("opened_count", BigIntegerField())
+    return ExpressionWrapper(
+        (chosen + Value(1)) * Greatest("seen_count", Value(1)), output_field=BigIntegerField()
+    )
 
 
 def decay_score(now: datetime, *, last_open: Any = None, opened: Any = None) -> Case:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Coalesce
 
+from lore.decay import strength_product
 from lore.roles import DEFAULT_TOKEN_SCOPES, Role
 
 
@@ -228,6 +229,17 @@ class Lesson(models.Model):
                 name="lesson_last_agent_open",
                 condition=models.Q(archived_at__isnull=True),
                 include=["protected", "last_opened_at", "created_at"],
+            ),
+            # The kept decay histogram's boundary cells (lore.bins.kept_decay_distribution): the active, unpinned
+            # lessons of one (strength product, last-open day) cell, index-only (it carries every column of the
+            # score). Archived and pinned lessons stay out: archiving a lesson adds nothing here.
+            models.Index(
+                "account",
+                strength_product(),
+                Coalesce("last_opened_at", "created_at"),
+                name="lesson_decay_cells",
+                condition=models.Q(archived_at__isnull=True, protected=False),
+                include=["protected", "opened_count", "seen_count", "last_opened_at", "created_at"],
             ),
             # Preview counts and keys, the run's count, the Explorer's filtered counts, value counts and matrix:
             # index-only scans, with a range on kind (and host) when those are filtered.

@@ -30,3 +30,19 @@ def without_parallel_workers() -> Iterator[None]:
         previous = cursor.fetchone()[0]
         yield  # on an error (a statement timeout) the block rolls back, and the setting with it
         cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, previous])
+
+
+@contextmanager
+def without_jit() -> Iterator[None]:
+    """The statements run inside are never compiled (PostgreSQL; elsewhere nothing changes): the planner sizes a
+    statement over a few thousand kept rows by its guesses, and compiling one it guesses large costs more than
+    running it (the kept decay cells at 1M run in ~45 ms; JIT starts at a guessed cost the same statement reaches
+    at 10M). Put back when the block ends, like `without_parallel_workers`."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
+        previous = cursor.fetchone()[0]
+        yield
+        cursor.execute("SELECT set_config('jit', %s, true)", [previous])

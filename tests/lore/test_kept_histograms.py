@@ -1,6 +1,6 @@
 """Issue 28, part 1: the histograms of the filter menu's Age & activity sections over the whole store are read from
-counts the database keeps (lore.value_counts: per counter value, per creation day, per last-open day), the one day
-an edge falls inside counted exactly from the lessons. Each check compares them with the aggregate query over the
+counts the database keeps (lore.value_counts: per counter value, per creation day, per last-open day, per decay
+cell), the one day an edge falls inside (or the decay cells an edge crosses) counted exactly from the lessons. Each check compares them with the aggregate query over the
 lessons (lore.bins.distribution) after every kind of write: they must never disagree."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from tests.factories import LessonFactory
 from tests.services import require_postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-KEPT = [c for c in CONDITIONS if c.unit != "score"]
-TYPED = {"days": [45, 400], "count": [4, 40, 250]}
+KEPT = list(CONDITIONS)
+TYPED = {"days": [45, 400], "count": [4, 40, 250], "score": [7, 33, 71]}
 
 
 @pytest.fixture(autouse=True)
@@ -50,8 +50,8 @@ def assert_histograms_exact(account: Account, now=None) -> int:  # noqa: ANN001
         for cond in KEPT:
             extra = TYPED[cond.unit] + [v - 1 for v in TYPED[cond.unit]]
             kept = kept_distribution(account.pk, cond, archived=archived, now=now, extra=extra)
-            if kept is None:  # days over the archived lessons: no index to count a boundary day with
-                assert archived and cond.unit == "days", cond.key
+            if kept is None:  # days and the score over the archived lessons: no index to count a boundary with
+                assert archived and cond.unit in ("days", "score"), cond.key
                 continue
             base = condition_base(account, _state(archived), cond, now=now)
             assert kept == distribution(base, cond, now=now, extra=extra), (cond.key, archived)
@@ -186,11 +186,83 @@ def test_the_unfiltered_menu_reads_the_kept_counts_and_a_filtered_one_the_aggreg
         condition_distribution(account, filtered, CONDITIONS_BY_KEY["chosen"], now=now)
 
 
-def test_the_decay_score_has_no_kept_form_and_is_counted_by_the_aggregate_query(account: Account) -> None:
-    demo_store_create(account, lessons=40, seed=2, batch=40)
-    assert (
-        kept_distribution(account.pk, CONDITIONS_BY_KEY["decay"], archived=False, now=timezone.now()) is None
-    )
+def _decay_lessons(account: Account, now, n: int = 240) -> None:  # noqa: ANN001
+    """Lessons spread over strength products and last opens so that edges cross many cells: some never opened,
+    some opened a fraction of a day around an edge's cut of their cell, some pinned, some archived."""
+    import random
+
+    rng = random.Random(2803)
+    for i in range(n):
+        lesson = LessonFactory(account=account, key=f"decay-{i}")
+        chosen, seen = rng.choice([0, 0, 1, 2, 5, 40]), rng.choice([1, 1, 2, 3, 9])
+        opened = rng.random() < 0.7
+        at = now - timedelta(days=rng.uniform(0, 400), hours=rng.uniform(0, 24))
+        Lesson.objects.filter(pk=lesson.pk).update(
+            opened_count=chosen,
+            seen_count=seen,
+            created_at=at - timedelta(days=rng.uniform(0, 30)) if opened else at,
+            last_opened_at=at if opened else None,
+            protected=rng.random() < 0.05,
+        )
+    archived = list(Lesson.objects.filter(account=account).values_list("pk", flat=True)[:20])
+    lessons_archive(account=account, lesson_ids=archived)
+
+
+@pytest.mark.parametrize("later", [timedelta(0), timedelta(hours=5), timedelta(days=3, hours=17), timedelta(days=90)])
+def test_the_decay_histogram_is_read_from_kept_cells_exactly_at_any_moment(account: Account, later) -> None:  # noqa: ANN001
+    """The decay section's bins from the kept cells equal the score counted per lesson, now and at later moments
+    (the same cells, other edges crossing them), with typed values as extra edges."""
+    now = timezone.now()
+    _decay_lessons(account, now)
+    decay = CONDITIONS_BY_KEY["decay"]
+    at = now + later
+    kept = kept_distribution(account.pk, decay, archived=False, now=at, extra=[7, 33, 71])
+    assert kept is not None and kept.total > 150
+    base = condition_base(account, _state(False), decay, now=at)
+    assert kept == distribution(base, decay, now=at, extra=[7, 33, 71])
+    assert sum(1 for c in kept.counts if c) >= 3  # spread over bins, not all in one
+
+
+def test_the_decay_cells_an_edge_crosses_are_counted_from_the_lessons(account: Account) -> None:
+    """Lessons of one cell on both sides of an edge: the cell is not summed whole, and each lesson lands in its
+    own bin. A lesson never opened, Chosen 0, Recurrence 1 (product 1, strength 1) scores 50 or less once
+    100 × 2^(−days / half-life) falls below 50.5."""
+    import math
+
+    from lore.decay import half_life_days
+
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    cut = timedelta(days=half_life_days() * math.log2(100 / 50.5))
+    for i, minutes in enumerate([-30, -1, 1, 30]):  # opened 30 and 1 minutes before the cut, and after it
+        lesson = LessonFactory(account=account, key=f"c{i}")
+        Lesson.objects.filter(pk=lesson.pk).update(
+            created_at=now - cut + timedelta(minutes=minutes), last_opened_at=None, opened_count=0, seen_count=1
+        )
+    decay = CONDITIONS_BY_KEY["decay"]
+    dist = kept_distribution(account.pk, decay, archived=False, now=now, extra=[50])
+    assert dist is not None
+    assert dist == distribution(condition_base(account, _state(False), decay, now=now), decay, now=now, extra=[50])
+    assert dist.kept(PARAMS[decay.retention], 50) == 2  # the two opened longer ago score 50 or less
+
+
+def test_the_decay_cells_stay_exact_through_read_folds_and_a_runs_undo(account: Account) -> None:
+    from policies import grooming
+    from policies.models import PolicyRun
+
+    now = timezone.now()
+    _decay_lessons(account, now, n=120)
+    ids = list(Lesson.objects.filter(account=account).order_by("pk").values_list("pk", flat=True))
+    reads_record(account=account, lesson_ids=ids[10:60], at=now, opened=True)  # product and last open move
+    assert reads_settle(account) > 0
+    assert assert_histograms_exact(account, now=now + timedelta(seconds=1))
+    run = grooming.run_start(account=account, rule=Rule(conditions={"max_decay_score": 40}), trigger=PolicyRun.Trigger.MANUAL)
+    assert run is not None
+    run = grooming.run_execute(run.pk, batch_size=25)
+    assert run.archived > 0
+    assert assert_histograms_exact(account)
+    assert grooming.run_undo(run) == run.archived
+    value_counts_fold(account.pk)
+    assert assert_histograms_exact(account)
 
 
 def test_the_histograms_kept_are_the_counters_and_the_days() -> None:
@@ -201,4 +273,5 @@ def test_the_histograms_kept_are_the_counters_and_the_days() -> None:
         "h:created_day",
         "h:last_open_day",
         "h:never_opened_day",
+        "h:decay_cell",
     }
