@@ -11,7 +11,7 @@ and not kept (#25: the unfiltered menu needed its workers then); this is per sta
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from django.db import connection, transaction
 
@@ -19,30 +19,29 @@ SETTING = "max_parallel_workers_per_gather"
 
 
 @contextmanager
-def without_parallel_workers() -> Iterator[None]:
-    """The statements run inside run serially (PostgreSQL; elsewhere nothing changes). The setting is put back
-    when the block ends, also inside a caller's transaction."""
+def with_settings(**values: str) -> Iterator[None]:
+    """The statements run inside run with these PostgreSQL settings (elsewhere nothing changes), all set in one
+    round trip and put back when the block ends, also inside a caller's transaction."""
     if connection.vendor != "postgresql":
         yield
         return
+    names = list(values)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting(%s), set_config(%s, '0', true)", [SETTING, SETTING])
-        previous = cursor.fetchone()[0]
-        yield  # on an error (a statement timeout) the block rolls back, and the setting with it
-        cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, previous])
+        setting = ", ".join("current_setting(%s), set_config(%s, %s, true)" for _ in names)
+        cursor.execute(f"SELECT {setting}", [p for n in names for p in (n, n, values[n])])
+        previous = cursor.fetchone()[0::2]
+        yield  # on an error (a statement timeout) the block rolls back, and the settings with it
+        putting_back = ", ".join("set_config(%s, %s, true)" for _ in names)
+        cursor.execute(f"SELECT {putting_back}", [p for n, v in zip(names, previous, strict=True) for p in (n, v)])
 
 
-@contextmanager
-def without_jit() -> Iterator[None]:
-    """The statements run inside are never compiled (PostgreSQL; elsewhere nothing changes): the planner sizes a
-    statement over a few thousand kept rows by its guesses, and compiling one it guesses large costs more than
-    running it (the kept decay cells at 1M run in ~45 ms; JIT starts at a guessed cost the same statement reaches
-    at 10M). Put back when the block ends, like `without_parallel_workers`."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
-        previous = cursor.fetchone()[0]
-        yield
-        cursor.execute("SELECT set_config('jit', %s, true)", [previous])
+def without_parallel_workers() -> AbstractContextManager[None]:
+    """The statements run inside run serially."""
+    return with_settings(**{SETTING: "0"})
+
+
+def serially_without_jit() -> AbstractContextManager[None]:
+    """The statements run inside run serially and are never compiled: the planner sizes a statement over a few
+    thousand kept rows by its guesses, and compiling one it guesses large costs more than running it (the kept
+    decay cells at 1M run in ~40 ms; JIT starts at a guessed cost the same statement reaches at 10M)."""
+    return with_settings(**{SETTING: "0", "jit": "off"})
