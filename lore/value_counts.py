@@ -64,12 +64,22 @@ class Counted:
     columns: tuple[str, ...]
     value: str
     present: str = "true"
+    # Counted only for the active, unpinned lessons (the candidates), where its one reader reads it: an archive or
+    # restore batch then groups it on one side of the move only (issue 29).
+    candidates_only: bool = False
 
     def value_sql(self, prefix: str = "") -> str:
         return self.value.format(p=prefix)
 
     def present_sql(self, prefix: str = "") -> str:
-        return self.present.format(p=prefix)
+        """When a lesson has a value, over rows that carry `{prefix}archived` and `{prefix}protected`."""
+        state = f" AND NOT {prefix}archived AND NOT {prefix}protected" if self.candidates_only else ""
+        return f"{self.lesson_present_sql(prefix)}{state}"
+
+    def lesson_present_sql(self, prefix: str = "") -> str:
+        """When a lesson has a value, whatever its state (a candidates-only dimension: pinned lessons left out)."""
+        pinned = f" AND NOT {prefix}protected" if self.candidates_only else ""
+        return f"{self.present.format(p=prefix)}{pinned}"
 
 
 def counted_of(dim: Dimension) -> Counted:
@@ -111,6 +121,7 @@ HISTOGRAM_COUNTED: tuple[Counted, ...] = (
         ("opened_count", "seen_count", "last_opened_at", "created_at"),
         "(({p}opened_count::bigint + 1) * greatest({p}seen_count, 1))::text || ':' || "
         + _day("coalesce({p}last_opened_at, {p}created_at)"),
+        candidates_only=True,
     ),
 )
 HISTOGRAMS_BY_NAME = {h.name: h for h in HISTOGRAM_COUNTED}
@@ -300,8 +311,9 @@ def state_moves_counted(source: str, *, archived_before: bool, dims: Sequence[Co
     before, after = ("true", "false") if archived_before else ("false", "true")
     states = f"(VALUES ({before}, -1), ({after}, 1)) AS s(archived, sign)"
     grouped = " UNION ALL ".join(
-        f"SELECT account_id, '{d.name}' AS dimension, {d.value_sql()} AS value, protected, count(*)::integer AS n "
-        f"FROM {source} WHERE {d.present_sql()} GROUP BY 1, 3, 4"
+        f"SELECT account_id, '{d.name}' AS dimension, {d.value_sql()} AS value, protected, count(*)::integer AS n, "
+        f"{'true' if d.candidates_only else 'false'} AS candidates_only "
+        f"FROM {source} WHERE {d.lesson_present_sql()} GROUP BY 1, 3, 4"
         for d in dims
     )
     insert = f"INSERT INTO {CHANGES} (account_id, dimension, archived, protected, counts)"
@@ -309,7 +321,7 @@ def state_moves_counted(source: str, *, archived_before: bool, dims: Sequence[Co
         f"flagged AS (SELECT set_config('{COUNTED_BY_STATEMENT}', statement_timestamp()::text, true) AS flag), "
         f"counted AS ({insert} SELECT g.account_id, g.dimension, s.archived, g.protected, "
         f"jsonb_object_agg(g.value, g.n * s.sign) FROM ({grouped}) AS g CROSS JOIN {states} CROSS JOIN flagged "
-        f"GROUP BY 1, 2, 3, 4 RETURNING 1), "
+        f"WHERE NOT (g.candidates_only AND s.archived) GROUP BY 1, 2, 3, 4 RETURNING 1), "
         f"paged AS ({insert} SELECT g.account_id, '{PAGE_COUNTS}', s.archived, g.protected, "
         f"jsonb_agg(jsonb_build_array(g.scope, g.host, g.kind, g.n * s.sign)) FROM (SELECT account_id, protected, "
         f"scope, host, kind, count(*)::integer AS n FROM {source} GROUP BY 1, 2, 3, 4, 5) AS g "

@@ -3,7 +3,8 @@ per decay cell ("h:decay_cell": (1 + Chosen) × Recurrence and the UTC day of th
 lesson's score depends on), and the index lesson_decay_cells finds the active, unpinned lessons of one cell, so
 that the cells an edge crosses are counted from the lessons (lore.bins.kept_decay_distribution). The trigger SQL is
 written out as `lore.value_counts.install_sql()` generated it the day this was written, and recounts the lessons
-already stored; undone, the functions of 0031 come back and the counts are recounted without the cells.
+already stored; undone, the functions of 0031 come back and the counts are recounted without the cells. The cells
+are counted for the active, unpinned lessons only, the ones their reader reads.
 PostgreSQL only, like the triggers."""
 
 import importlib
@@ -105,16 +106,17 @@ INSTALL = [
         ' AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT '
         'NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch,'
         ' origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lessons) AS s '
-        'WHERE true GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected HAVIN'
-        'G sum(n) <> 0) AS summed GROUP BY account_id, dimension, archived, protected; INSERT INTO lore_lessoncoun'
-        "tchange (account_id, dimension, archived, protected, counts) SELECT account_id, '', archived, protected, "
-        'jsonb_agg(jsonb_build_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, '
-        'protected, sum(n) AS n FROM (SELECT account_id AS account_id, scope AS scope, host AS host, kind AS kind,'
-        ' archived AS archived, protected AS protected, count(*)::integer AS n FROM (SELECT account_id, archived_a'
-        't IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, origi'
-        'n_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_new_lesso'
-        'ns) AS s GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archived, protected '
-        'HAVING sum(n) <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END $$;'
+        'WHERE true AND NOT protected AND NOT archived AND NOT protected GROUP BY 1, 3, 4, 5) AS delta GROUP BY ac'
+        'count_id, dimension, value, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, dimens'
+        'ion, archived, protected; INSERT INTO lore_lessoncountchange (account_id, dimension, archived, protected,'
+        " counts) SELECT account_id, '', archived, protected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) F"
+        'ROM (SELECT account_id, scope, host, kind, archived, protected, sum(n) AS n FROM (SELECT account_id AS ac'
+        'count_id, scope AS scope, host AS host, kind AS kind, archived AS archived, protected AS protected, count'
+        '(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, k'
+        'ind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_'
+        'count, created_at, last_opened_at FROM lore_new_lessons) AS s GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP B'
+        'Y account_id, scope, host, kind, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, a'
+        'rchived, protected; RETURN NULL; END $$;'
     ),
     (
         'CREATE TRIGGER lore_value_counts_inserted AFTER INSERT ON lore_lesson REFERENCING NEW TABLE AS lore_new_l'
@@ -192,17 +194,17 @@ INSTALL = [
         'lue, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account_id, archi'
         'ved_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, origin_repo, '
         'origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM lore_old_'
-        'lessons) AS s WHERE true GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, p'
-        'rotected HAVING sum(n) <> 0) AS summed GROUP BY account_id, dimension, archived, protected; INSERT INTO l'
-        "ore_lessoncountchange (account_id, dimension, archived, protected, counts) SELECT account_id, '', archive"
-        'd, protected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, ki'
-        'nd, archived, protected, sum(n) AS n FROM (SELECT account_id AS account_id, scope AS scope, host AS host,'
-        ' kind AS kind, archived AS archived, protected AS protected, -count(*)::integer AS n FROM (SELECT account'
-        '_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_agent, trigger, ori'
-        'gin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, last_opened_at FROM'
-        ' lore_old_lessons) AS s GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archi'
-        'ved, protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END $'
-        '$;'
+        'lessons) AS s WHERE true AND NOT protected AND NOT archived AND NOT protected GROUP BY 1, 3, 4, 5) AS del'
+        'ta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY acco'
+        'unt_id, dimension, archived, protected; INSERT INTO lore_lessoncountchange (account_id, dimension, archiv'
+        "ed, protected, counts) SELECT account_id, '', archived, protected, jsonb_agg(jsonb_build_array(scope, hos"
+        't, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, protected, sum(n) AS n FROM (SELECT ac'
+        'count_id AS account_id, scope AS scope, host AS host, kind AS kind, archived AS archived, protected AS pr'
+        'otected, -count(*)::integer AS n FROM (SELECT account_id, archived_at IS NOT NULL AS archived, protected,'
+        ' scope, host, kind, owner, source_agent, trigger, origin_repo, origin_branch, origin_pr, read_count, open'
+        'ed_count, seen_count, created_at, last_opened_at FROM lore_old_lessons) AS s GROUP BY 1, 2, 3, 4, 5, 6) A'
+        'S delta GROUP BY account_id, scope, host, kind, archived, protected HAVING sum(n) <> 0) AS summed GROUP B'
+        'Y account_id, archived, protected; RETURN NULL; END $$;'
     ),
     (
         'CREATE TRIGGER lore_value_counts_deleted AFTER DELETE ON lore_lesson REFERENCING OLD TABLE AS lore_old_le'
@@ -288,87 +290,91 @@ INSTALL = [
         "N ALL SELECT o_account_id AS account_id, 'h:decay_cell' AS dimension, ((o_opened_count::bigint + 1) * gre"
         "atest(o_seen_count, 1))::text || ':' || ((coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::d"
         "ate - DATE '1970-01-01')::text AS value, o_archived AS archived, o_protected AS protected, -count(*)::int"
-        'eger AS n FROM moved WHERE true AND (((o_opened_count::bigint + 1) * greatest(o_seen_count, 1))::text || '
-        "':' || ((coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, t"
-        'rue, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_opened_count::bigint + 1) * greatest(w_'
-        "seen_count, 1))::text || ':' || ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DA"
-        "TE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT"
-        " w_account_id AS account_id, 'kind' AS dimension, w_kind AS value, w_archived AS archived, w_protected AS"
-        " protected, count(*)::integer AS n FROM moved WHERE w_kind <> '' AND (o_kind, o_kind <> '', o_account_id,"
-        " o_archived, o_protected) IS DISTINCT FROM (w_kind, w_kind <> '', w_account_id, w_archived, w_protected) "
-        "GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'host' AS dimension, w_host AS value, w_"
-        "archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_host <> '' AND "
-        "(o_host, o_host <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_host, w_host <> '', w_a"
-        "ccount_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'own"
-        "er' AS dimension, w_owner AS value, w_archived AS archived, w_protected AS protected, count(*)::integer A"
-        "S n FROM moved WHERE w_owner <> '' AND (o_owner, o_owner <> '', o_account_id, o_archived, o_protected) IS"
-        " DISTINCT FROM (w_owner, w_owner <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION "
-        "ALL SELECT w_account_id AS account_id, 'source_agent' AS dimension, w_source_agent AS value, w_archived A"
-        "S archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_source_agent <> '' AND (o"
-        "_source_agent, o_source_agent <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_source_ag"
-        "ent, w_source_agent <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_"
-        "account_id AS account_id, 'trigger' AS dimension, w_trigger AS value, w_archived AS archived, w_protected"
-        " AS protected, count(*)::integer AS n FROM moved WHERE w_trigger <> '' AND (o_trigger, o_trigger <> '', o"
-        "_account_id, o_archived, o_protected) IS DISTINCT FROM (w_trigger, w_trigger <> '', w_account_id, w_archi"
-        "ved, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_repo' AS dimen"
-        'sion, w_origin_repo AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FR'
-        "OM moved WHERE w_origin_repo <> '' AND (o_origin_repo, o_origin_repo <> '', o_account_id, o_archived, o_p"
-        "rotected) IS DISTINCT FROM (w_origin_repo, w_origin_repo <> '', w_account_id, w_archived, w_protected) GR"
-        "OUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_branch' AS dimension, w_origin_bra"
-        'nch AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w'
-        "_origin_branch <> '' AND (o_origin_branch, o_origin_branch <> '', o_account_id, o_archived, o_protected) "
-        "IS DISTINCT FROM (w_origin_branch, w_origin_branch <> '', w_account_id, w_archived, w_protected) GROUP BY"
-        " 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_pr' AS dimension, w_origin_pr AS value, "
-        'w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_origin_pr <> '
-        "'' AND (o_origin_pr, o_origin_pr <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin"
-        "_pr, w_origin_pr <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_acc"
-        "ount_id AS account_id, 'h:read_count' AS dimension, w_read_count::text AS value, w_archived AS archived, "
-        'w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (o_read_count::text, true, o_a'
-        'ccount_id, o_archived, o_protected) IS DISTINCT FROM (w_read_count::text, true, w_account_id, w_archived,'
-        " w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:opened_count' AS dimens"
-        'ion, w_opened_count::text AS value, w_archived AS archived, w_protected AS protected, count(*)::integer A'
-        'S n FROM moved WHERE true AND (o_opened_count::text, true, o_account_id, o_archived, o_protected) IS DIST'
-        'INCT FROM (w_opened_count::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION A'
-        "LL SELECT w_account_id AS account_id, 'h:seen_count' AS dimension, w_seen_count::text AS value, w_archive"
-        'd AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (o_seen_count::'
-        'text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_seen_count::text, true, w_account_'
-        "id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:created_"
-        "day' AS dimension, ((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, w_archiv"
-        'ed AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (((o_created_a'
-        "t AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_account_id, o_archived, o_protected) IS D"
-        "ISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_"
-        "archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:last_open_day'"
-        " AS dimension, ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01'):"
-        ':text AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE'
-        " true AND (((coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::tex"
-        't, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((coalesce(w_last_opened_at, w_created_'
-        "at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GR"
-        "OUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:never_opened_day' AS dimension, ((w_cre"
-        "ated_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, w_archived AS archived, w_protecte"
-        'd AS protected, count(*)::integer AS n FROM moved WHERE w_last_opened_at IS NULL AND (((o_created_at AT T'
-        "IME ZONE 'UTC')::date - DATE '1970-01-01')::text, o_last_opened_at IS NULL, o_account_id, o_archived, o_p"
-        "rotected) IS DISTINCT FROM (((w_created_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, w_last_o"
-        'pened_at IS NULL, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_i'
-        "d AS account_id, 'h:decay_cell' AS dimension, ((w_opened_count::bigint + 1) * greatest(w_seen_count, 1)):"
-        ":text || ':' || ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')"
-        '::text AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHER'
-        "E true AND (((o_opened_count::bigint + 1) * greatest(o_seen_count, 1))::text || ':' || ((coalesce(o_last_"
-        "opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_account_id, o_arch"
-        'ived, o_protected) IS DISTINCT FROM (((w_opened_count::bigint + 1) * greatest(w_seen_count, 1))::text || '
-        "':' || ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, t"
-        'rue, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension,'
-        ' value, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, dimension, archived, prote'
-        'cted RETURNING 1) INSERT INTO lore_lessoncountchange (account_id, dimension, archived, protected, counts)'
-        " SELECT account_id, '', archived, protected, jsonb_agg(jsonb_build_array(scope, host, kind, n)) FROM (SEL"
-        'ECT account_id, scope, host, kind, archived, protected, sum(n) AS n FROM (SELECT o_account_id AS account_'
-        'id, o_scope AS scope, o_host AS host, o_kind AS kind, o_archived AS archived, o_protected AS protected, -'
-        'count(*)::integer AS n FROM moved WHERE (o_account_id, o_scope, o_host, o_kind, o_archived, o_protected) '
-        'IS DISTINCT FROM (w_account_id, w_scope, w_host, w_kind, w_archived, w_protected) GROUP BY 1, 2, 3, 4, 5,'
-        ' 6 UNION ALL SELECT w_account_id AS account_id, w_scope AS scope, w_host AS host, w_kind AS kind, w_archi'
-        'ved AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE (o_account_id, o_scope'
-        ', o_host, o_kind, o_archived, o_protected) IS DISTINCT FROM (w_account_id, w_scope, w_host, w_kind, w_arc'
-        'hived, w_protected) GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY account_id, scope, host, kind, archived,'
-        ' protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, archived, protected; RETURN NULL; END $$;'
+        'eger AS n FROM moved WHERE true AND NOT o_protected AND NOT o_archived AND NOT o_protected AND (((o_opene'
+        "d_count::bigint + 1) * greatest(o_seen_count, 1))::text || ':' || ((coalesce(o_last_opened_at, o_created_"
+        "at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true AND NOT o_protected AND NOT o_archived AND"
+        ' NOT o_protected, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_opened_count::bigint + 1) '
+        "* greatest(w_seen_count, 1))::text || ':' || ((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC"
+        "')::date - DATE '1970-01-01')::text, true AND NOT w_protected AND NOT w_archived AND NOT w_protected, w_a"
+        "ccount_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'kin"
+        "d' AS dimension, w_kind AS value, w_archived AS archived, w_protected AS protected, count(*)::integer AS "
+        "n FROM moved WHERE w_kind <> '' AND (o_kind, o_kind <> '', o_account_id, o_archived, o_protected) IS DIST"
+        "INCT FROM (w_kind, w_kind <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SEL"
+        "ECT w_account_id AS account_id, 'host' AS dimension, w_host AS value, w_archived AS archived, w_protected"
+        " AS protected, count(*)::integer AS n FROM moved WHERE w_host <> '' AND (o_host, o_host <> '', o_account_"
+        "id, o_archived, o_protected) IS DISTINCT FROM (w_host, w_host <> '', w_account_id, w_archived, w_protecte"
+        "d) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'owner' AS dimension, w_owner AS valu"
+        "e, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_owner <> '"
+        "' AND (o_owner, o_owner <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_owner, w_owner "
+        "<> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS accoun"
+        "t_id, 'source_agent' AS dimension, w_source_agent AS value, w_archived AS archived, w_protected AS protec"
+        "ted, count(*)::integer AS n FROM moved WHERE w_source_agent <> '' AND (o_source_agent, o_source_agent <> "
+        "'', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_source_agent, w_source_agent <> '', w_acco"
+        "unt_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'trigge"
+        "r' AS dimension, w_trigger AS value, w_archived AS archived, w_protected AS protected, count(*)::integer "
+        "AS n FROM moved WHERE w_trigger <> '' AND (o_trigger, o_trigger <> '', o_account_id, o_archived, o_protec"
+        "ted) IS DISTINCT FROM (w_trigger, w_trigger <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, "
+        "4, 5 UNION ALL SELECT w_account_id AS account_id, 'origin_repo' AS dimension, w_origin_repo AS value, w_a"
+        "rchived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_origin_repo <> '"
+        "' AND (o_origin_repo, o_origin_repo <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_ori"
+        "gin_repo, w_origin_repo <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELEC"
+        "T w_account_id AS account_id, 'origin_branch' AS dimension, w_origin_branch AS value, w_archived AS archi"
+        "ved, w_protected AS protected, count(*)::integer AS n FROM moved WHERE w_origin_branch <> '' AND (o_origi"
+        "n_branch, o_origin_branch <> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_branch"
+        ", w_origin_branch <> '', w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_ac"
+        "count_id AS account_id, 'origin_pr' AS dimension, w_origin_pr AS value, w_archived AS archived, w_protect"
+        "ed AS protected, count(*)::integer AS n FROM moved WHERE w_origin_pr <> '' AND (o_origin_pr, o_origin_pr "
+        "<> '', o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_origin_pr, w_origin_pr <> '', w_account"
+        "_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:read_co"
+        "unt' AS dimension, w_read_count::text AS value, w_archived AS archived, w_protected AS protected, count(*"
+        ')::integer AS n FROM moved WHERE true AND (o_read_count::text, true, o_account_id, o_archived, o_protecte'
+        'd) IS DISTINCT FROM (w_read_count::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5'
+        " UNION ALL SELECT w_account_id AS account_id, 'h:opened_count' AS dimension, w_opened_count::text AS valu"
+        'e, w_archived AS archived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (o_'
+        'opened_count::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (w_opened_count::text, '
+        'true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account'
+        "_id, 'h:seen_count' AS dimension, w_seen_count::text AS value, w_archived AS archived, w_protected AS pro"
+        'tected, count(*)::integer AS n FROM moved WHERE true AND (o_seen_count::text, true, o_account_id, o_archi'
+        'ved, o_protected) IS DISTINCT FROM (w_seen_count::text, true, w_account_id, w_archived, w_protected) GROU'
+        "P BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:created_day' AS dimension, ((w_created_at"
+        " AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, w_archived AS archived, w_protected AS pr"
+        "otected, count(*)::integer AS n FROM moved WHERE true AND (((o_created_at AT TIME ZONE 'UTC')::date - DAT"
+        "E '1970-01-01')::text, true, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_created_at AT T"
+        "IME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GROUP BY 1"
+        ", 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:last_open_day' AS dimension, ((coalesce(w_last_"
+        "opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, w_archived AS arc"
+        'hived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND (((coalesce(o_last_open'
+        "ed_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true, o_account_id, o_archived"
+        ", o_protected) IS DISTINCT FROM (((coalesce(w_last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - D"
+        "ATE '1970-01-01')::text, true, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELEC"
+        "T w_account_id AS account_id, 'h:never_opened_day' AS dimension, ((w_created_at AT TIME ZONE 'UTC')::date"
+        " - DATE '1970-01-01')::text AS value, w_archived AS archived, w_protected AS protected, count(*)::integer"
+        " AS n FROM moved WHERE w_last_opened_at IS NULL AND (((o_created_at AT TIME ZONE 'UTC')::date - DATE '197"
+        "0-01-01')::text, o_last_opened_at IS NULL, o_account_id, o_archived, o_protected) IS DISTINCT FROM (((w_c"
+        "reated_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, w_last_opened_at IS NULL, w_account_id, w"
+        "_archived, w_protected) GROUP BY 1, 3, 4, 5 UNION ALL SELECT w_account_id AS account_id, 'h:decay_cell' A"
+        "S dimension, ((w_opened_count::bigint + 1) * greatest(w_seen_count, 1))::text || ':' || ((coalesce(w_last"
+        "_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text AS value, w_archived AS ar"
+        'chived, w_protected AS protected, count(*)::integer AS n FROM moved WHERE true AND NOT w_protected AND NO'
+        'T w_archived AND NOT w_protected AND (((o_opened_count::bigint + 1) * greatest(o_seen_count, 1))::text ||'
+        " ':' || ((coalesce(o_last_opened_at, o_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, "
+        'true AND NOT o_protected AND NOT o_archived AND NOT o_protected, o_account_id, o_archived, o_protected) I'
+        "S DISTINCT FROM (((w_opened_count::bigint + 1) * greatest(w_seen_count, 1))::text || ':' || ((coalesce(w_"
+        "last_opened_at, w_created_at) AT TIME ZONE 'UTC')::date - DATE '1970-01-01')::text, true AND NOT w_protec"
+        'ted AND NOT w_archived AND NOT w_protected, w_account_id, w_archived, w_protected) GROUP BY 1, 3, 4, 5) A'
+        'S delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY'
+        ' account_id, dimension, archived, protected RETURNING 1) INSERT INTO lore_lessoncountchange (account_id, '
+        "dimension, archived, protected, counts) SELECT account_id, '', archived, protected, jsonb_agg(jsonb_build"
+        '_array(scope, host, kind, n)) FROM (SELECT account_id, scope, host, kind, archived, protected, sum(n) AS '
+        'n FROM (SELECT o_account_id AS account_id, o_scope AS scope, o_host AS host, o_kind AS kind, o_archived A'
+        'S archived, o_protected AS protected, -count(*)::integer AS n FROM moved WHERE (o_account_id, o_scope, o_'
+        'host, o_kind, o_archived, o_protected) IS DISTINCT FROM (w_account_id, w_scope, w_host, w_kind, w_archive'
+        'd, w_protected) GROUP BY 1, 2, 3, 4, 5, 6 UNION ALL SELECT w_account_id AS account_id, w_scope AS scope, '
+        'w_host AS host, w_kind AS kind, w_archived AS archived, w_protected AS protected, count(*)::integer AS n '
+        'FROM moved WHERE (o_account_id, o_scope, o_host, o_kind, o_archived, o_protected) IS DISTINCT FROM (w_acc'
+        'ount_id, w_scope, w_host, w_kind, w_archived, w_protected) GROUP BY 1, 2, 3, 4, 5, 6) AS delta GROUP BY a'
+        'ccount_id, scope, host, kind, archived, protected HAVING sum(n) <> 0) AS summed GROUP BY account_id, arch'
+        'ived, protected; RETURN NULL; END $$;'
     ),
     (
         'CREATE TRIGGER lore_value_counts_updated AFTER UPDATE ON lore_lesson REFERENCING OLD TABLE AS lore_old_le'
@@ -461,8 +467,8 @@ INSTALL = [
         "ATE '1970-01-01')::text AS value, archived AS archived, protected AS protected, count(*)::integer AS n FR"
         'OM (SELECT account_id, archived_at IS NOT NULL AS archived, protected, scope, host, kind, owner, source_a'
         'gent, trigger, origin_repo, origin_branch, origin_pr, read_count, opened_count, seen_count, created_at, l'
-        'ast_opened_at FROM lore_lesson) AS s WHERE true GROUP BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimens'
-        'ion, value, archived, protected HAVING sum(n) <> 0'
+        'ast_opened_at FROM lore_lesson) AS s WHERE true AND NOT protected AND NOT archived AND NOT protected GROU'
+        'P BY 1, 3, 4, 5) AS delta GROUP BY account_id, dimension, value, archived, protected HAVING sum(n) <> 0'
     ),
     (
         'DELETE FROM lore_lessonpagecount'

@@ -265,6 +265,32 @@ def test_the_decay_cells_stay_exact_through_read_folds_and_a_runs_undo(account: 
     assert assert_histograms_exact(account)
 
 
+def test_the_decay_cells_are_counted_for_active_unpinned_lessons_only(account: Account) -> None:
+    """The decay cells' one reader reads the candidates: an archived or pinned lesson has no cell, through
+    writes, an archive batch, a pin and a restore."""
+    from lore.models import LessonValueCountView
+    from lore.services import lessons_restore
+
+    now = timezone.now()
+    _decay_lessons(account, now, n=60)
+    pinned = Lesson.objects.filter(account=account, archived_at__isnull=True).first()
+    lesson_protect(account=account, lesson=pinned)
+
+    def cells(**state: bool) -> int:
+        rows = LessonValueCountView.objects.filter(account_id=account.pk, dimension="h:decay_cell", **state)
+        return sum(rows.values_list("n", flat=True))
+
+    assert cells(archived=True) == 0 and cells(protected=True) == 0
+    assert cells(archived=False, protected=False) == Lesson.objects.filter(
+        account=account, archived_at__isnull=True, protected=False
+    ).count()
+    archived = list(Lesson.objects.filter(account=account, archived_at__isnull=False).values_list("pk", flat=True))
+    lessons_restore(account=account, lesson_ids=archived)
+    value_counts_fold(account.pk)
+    assert cells(archived=True) == 0 and cells(protected=True) == 0
+    assert assert_histograms_exact(account)
+
+
 def test_the_histograms_kept_are_the_counters_and_the_days() -> None:
     assert {h.name for h in HISTOGRAM_COUNTED} == {
         "h:read_count",
