@@ -32,7 +32,9 @@ def with_settings(**values: str) -> Iterator[None]:
         previous = cursor.fetchone()[0::2]
         yield  # on an error (a statement timeout) the block rolls back, and the settings with it
         putting_back = ", ".join("set_config(%s, %s, true)" for _ in names)
-        cursor.execute(f"SELECT {putting_back}", [p for n, v in zip(names, previous, strict=True) for p in (n, v)])
+        cursor.execute(
+            f"SELECT {putting_back}", [p for n, v in zip(names, previous, strict=True) for p in (n, v)]
+        )
 
 
 def without_parallel_workers() -> AbstractContextManager[None]:

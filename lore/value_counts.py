@@ -598,7 +598,7 @@ def histogram_cells(
         f"(SELECT coalesce(sum(changed), 0) FROM ranged)"
     )
     spans = list(spans)
-    params = [now_days, margin, spans, now_days, margin, spans, account_id, name]
+    params: list[Any] = [now_days, margin, spans, now_days, margin, spans, account_id, name]
     params += [margin, margin, now_days, spans, *probe_params]
     with serially_without_jit(), connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -50,7 +50,9 @@ def assert_histograms_exact(account: Account, now=None) -> int:  # noqa: ANN001
         for cond in KEPT:
             extra = TYPED[cond.unit] + [v - 1 for v in TYPED[cond.unit]]
             kept = kept_distribution(account.pk, cond, archived=archived, now=now, extra=extra)
-            if kept is None:  # days and the score over the archived lessons: no index to count a boundary with
+            if (
+                kept is None
+            ):  # days and the score over the archived lessons: no index to count a boundary with
                 assert archived and cond.unit in ("days", "score"), cond.key
                 continue
             base = condition_base(account, _state(archived), cond, now=now)
@@ -208,7 +210,9 @@ def _decay_lessons(account: Account, now, n: int = 240) -> None:  # noqa: ANN001
     lessons_archive(account=account, lesson_ids=archived)
 
 
-@pytest.mark.parametrize("later", [timedelta(0), timedelta(hours=5), timedelta(days=3, hours=17), timedelta(days=90)])
+@pytest.mark.parametrize(
+    "later", [timedelta(0), timedelta(hours=5), timedelta(days=3, hours=17), timedelta(days=90)]
+)
 def test_the_decay_histogram_is_read_from_kept_cells_exactly_at_any_moment(account: Account, later) -> None:  # noqa: ANN001
     """The decay section's bins from the kept cells equal the score counted per lesson, now and at later moments
     (the same cells, other edges crossing them), with typed values as extra edges."""
@@ -236,12 +240,17 @@ def test_the_decay_cells_an_edge_crosses_are_counted_from_the_lessons(account: A
     for i, minutes in enumerate([-30, -1, 1, 30]):  # opened 30 and 1 minutes before the cut, and after it
         lesson = LessonFactory(account=account, key=f"c{i}")
         Lesson.objects.filter(pk=lesson.pk).update(
-            created_at=now - cut + timedelta(minutes=minutes), last_opened_at=None, opened_count=0, seen_count=1
+            created_at=now - cut + timedelta(minutes=minutes),
+            last_opened_at=None,
+            opened_count=0,
+            seen_count=1,
         )
     decay = CONDITIONS_BY_KEY["decay"]
     dist = kept_distribution(account.pk, decay, archived=False, now=now, extra=[50])
     assert dist is not None
-    assert dist == distribution(condition_base(account, _state(False), decay, now=now), decay, now=now, extra=[50])
+    assert dist == distribution(
+        condition_base(account, _state(False), decay, now=now), decay, now=now, extra=[50]
+    )
     assert dist.kept(PARAMS[decay.retention], 50) == 2  # the two opened longer ago score 50 or less
 
 
@@ -255,7 +264,9 @@ def test_the_decay_cells_stay_exact_through_read_folds_and_a_runs_undo(account: 
     reads_record(account=account, lesson_ids=ids[10:60], at=now, opened=True)  # product and last open move
     assert reads_settle(account) > 0
     assert assert_histograms_exact(account, now=now + timedelta(seconds=1))
-    run = grooming.run_start(account=account, rule=Rule(conditions={"max_decay_score": 40}), trigger=PolicyRun.Trigger.MANUAL)
+    run = grooming.run_start(
+        account=account, rule=Rule(conditions={"max_decay_score": 40}), trigger=PolicyRun.Trigger.MANUAL
+    )
     assert run is not None
     run = grooming.run_execute(run.pk, batch_size=25)
     assert run.archived > 0
@@ -281,10 +292,13 @@ def test_the_decay_cells_are_counted_for_active_unpinned_lessons_only(account: A
         return sum(rows.values_list("n", flat=True))
 
     assert cells(archived=True) == 0 and cells(protected=True) == 0
-    assert cells(archived=False, protected=False) == Lesson.objects.filter(
-        account=account, archived_at__isnull=True, protected=False
-    ).count()
-    archived = list(Lesson.objects.filter(account=account, archived_at__isnull=False).values_list("pk", flat=True))
+    assert (
+        cells(archived=False, protected=False)
+        == Lesson.objects.filter(account=account, archived_at__isnull=True, protected=False).count()
+    )
+    archived = list(
+        Lesson.objects.filter(account=account, archived_at__isnull=False).values_list("pk", flat=True)
+    )
     lessons_restore(account=account, lesson_ids=archived)
     value_counts_fold(account.pk)
     assert cells(archived=True) == 0 and cells(protected=True) == 0

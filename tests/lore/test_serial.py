@@ -69,3 +69,21 @@ def test_a_statement_timeout_inside_still_answers_as_a_timeout() -> None:
             cursor.execute("SELECT pg_sleep(1)")
     assert is_statement_timeout(caught.value)
     assert _workers() != "0"
+
+
+def _setting(name: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SHOW {name}")
+        return str(cursor.fetchone()[0])
+
+
+def test_serially_without_jit_sets_both_in_one_round_trip_and_puts_both_back() -> None:
+    from lore.serial import serially_without_jit
+
+    before = (_workers(), _setting("jit"))
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as queries, serially_without_jit():
+            assert (_workers(), _setting("jit")) == ("0", "off")
+        setting = [q["sql"] for q in queries.captured_queries if "set_config" in q["sql"]]
+        assert len(setting) == 2  # one to set both, one to put both back
+        assert (_workers(), _setting("jit")) == before
