@@ -37,8 +37,9 @@ def shown_counts(html: str) -> list[int]:
 def test_an_opened_condition_section_is_one_aggregate_query_on_the_lessons(
     logged_in: Client, account, query: str
 ) -> None:  # noqa: ANN001
-    """Over the whole store on PostgreSQL, a counter's section reads the kept counts alone and a day's section the
-    kept counts with its boundary days' lessons, in one statement (issue 28, lore.bins.kept_distribution)."""
+    """Over the whole store on PostgreSQL, a counter's section reads the kept counts alone, a day's section the
+    kept counts with its boundary days' lessons, and the decay score's the kept cells with the lessons of the cells
+    an edge crosses, in one statement (issue 28, lore.bins.kept_distribution)."""
     from lore.models import LessonValueCountView
     from lore.value_counts import maintained
 
@@ -48,8 +49,8 @@ def test_an_opened_condition_section_is_one_aggregate_query_on_the_lessons(
             html = logged_in.get(f"{MENU}?section={cond.key}&{query}").content.decode()
         assert "data-histogram" in html, cond.key
         statements = lesson_queries(captured)
-        if not query and maintained() and cond.unit != "score":
-            assert len(statements) == (1 if cond.unit == "days" else 0), (cond.key, statements)
+        if not query and maintained():
+            assert len(statements) == (0 if cond.unit == "count" else 1), (cond.key, statements)
             assert all(LessonValueCountView._meta.db_table in sql for sql in statements)
             continue
         assert len(statements) == 1, (cond.key, statements)
