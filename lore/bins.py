@@ -15,7 +15,6 @@ one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` fo
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -336,18 +335,17 @@ def kept_decay_distribution(
 
     A lesson's score depends on its last open and its strength product p = (1 + Chosen) × Recurrence alone
     (strength = 1 + ln p), and falls as its last open recedes: it is at most e exactly when the lesson was last
-    opened more than span_e × (1 + ln p) days ago, span_e = half-life × log2(100 / (e + 0.5)). So each edge cuts
+    opened more than span_e × (1 + ln p) days ago, span_e = `days_to_fall_to(e)`. So each edge cuts
     the days of each product at one moment, and a cell (p, day) no cut crosses lies in one bin: its kept count is
     that bin's. The lessons of the few cells a cut crosses are counted from the lessons (index lesson_decay_cells,
     index-only) with the score expression itself (lore.value_counts.histogram_cells)."""
-    from lore.decay import decay_score, half_life_days, last_agent_open, strength_product
+    from lore.decay import days_to_fall_to, decay_score, last_agent_open, strength_product
     from lore.value_counts import histogram_cells
 
     edges = bin_edges(cond, extra)
-    half_life = half_life_days()
     # An edge below 0 is below every score; the others' spans, ascending (the highest edge's span is the shortest).
     below_all = sum(1 for e in edges if e < 0)
-    spans = [half_life * math.log2(SCORE_MAX / (e + 0.5)) for e in reversed(edges) if e >= 0]
+    spans = [days_to_fall_to(e) for e in reversed(edges) if e >= 0]
     probe = (
         Lesson.objects.filter(account_id=account_id, archived_at__isnull=True, protected=False)
         .alias(product=strength_product(), at=last_agent_open())

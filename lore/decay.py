@@ -101,13 +101,19 @@ def decay_score(now: datetime, *, last_open: Any = None, opened: Any = None) -> 
     )
 
 
+def days_to_fall_to(value: int) -> float:
+    """Days a lesson of strength 1 takes from its last open to a score of `value` or lower; at strength s, s times
+    as many (the score is at most `value` exactly when the days since the last open exceed this × strength)."""
+    return half_life_days() * math.log2(SCORE_MAX / (value + 0.5))
+
+
 def decay_score_at_most(value: int, now: datetime) -> Q:
     """Lessons whose score is at most `value`. The second half is implied by the first (strength is at least
     1, so such a lesson has not been opened for a minimum number of days) and lets the
     lesson_last_agent_open index skip every lesson opened more recently."""
     if value >= SCORE_MAX:
         return Q()
-    min_days = half_life_days() * math.log2(SCORE_MAX / (value + 0.5))
+    min_days = days_to_fall_to(value)
     # A little looser than the exact bound: rounding must never make the shortcut drop a lesson.
     cutoff = now - timedelta(days=min_days * (1 - 1e-9)) + timedelta(seconds=1)
     return Q(LessThanOrEqual(decay_score(now), value)) & Q(LessThan(last_agent_open(), cutoff))

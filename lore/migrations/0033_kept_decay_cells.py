@@ -485,16 +485,9 @@ INSTALL = [
 ]
 # fmt: on
 
-INSTALL_0031 = importlib.import_module("lore.migrations.0031_kept_histograms").INSTALL
-
-
-def _run(statements):  # noqa: ANN001, ANN202
-    def run(apps, schema_editor):  # noqa: ANN001, ANN202
-        if schema_editor.connection.vendor == "postgresql":
-            for statement in statements:
-                schema_editor.execute(statement, params=None)
-
-    return run
+_0031 = importlib.import_module("lore.migrations.0031_kept_histograms")
+INSTALL_0031 = _0031.INSTALL
+_run = _0031._run  # the statements on PostgreSQL only, like the triggers
 
 
 class Migration(migrations.Migration):
