@@ -9,7 +9,9 @@ threshold on an edge splits the bins exactly: the count on each side is what the
 The counts are one aggregate query built from the registry's own predicates (`Param.q`), so a bin can never
 disagree with a preset count: counters group on `CASE WHEN q(edge) …`, the decay score on the score itself (at most
 101 groups, folded into bins here, the score computed once per lesson), and days count `q(edge)` at every edge in
-one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` for why days differ).
+one `COUNT(*) FILTER (WHERE …)` each, differenced into bins (see `_by_edge` for why days differ). Delivered groups
+on the bin the database stores per lesson (`Lesson.delivered_bin`, cut at the same edges; `_stored`), since its
+counter is in no index: an edge the stored bins lack is counted from the counter within the one bin it splits.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from django.db import connection
 from django.db.models import Case, Count, DateTimeField, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
@@ -26,7 +29,7 @@ from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 from lore.conditions import COUNT_MIN, PARAMS, Condition, Param
 from lore.decay import SCORE_MAX, decay_score
-from lore.models import Lesson
+from lore.models import DELIVERED_BIN_EDGES, Lesson
 
 # Scale steps closer than this to a preset are dropped: a bin a few values wide beside a preset reads as noise.
 LOG_STEPS = {"days": (1, 2, 5), "count": (1, 3)}  # per decade: counters span five decades, days three
@@ -196,13 +199,57 @@ def _differenced(row: dict[str, int], edges: Sequence[int], *, never: bool) -> l
     return [counts, [n - (never_at_most[k - 1] if k else 0) for k, n in enumerate(never_at_most)]]
 
 
+# Conditions whose bins the database stores per lesson: (the column, the edges it was cut at). Delivered's counter
+# is in no index (a read bump stays HOT), so its histogram would read a table page per lesson in view; its bin is
+# carried by lesson_active_facts and moves only when a read crosses an edge.
+STORED_BINS = {"delivered": ("delivered_bin", DELIVERED_BIN_EDGES)}
+
+
+def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: datetime) -> list[list[int]]:
+    """[counts, never] per bin from the lessons per stored bin (one GROUP BY on the stored column: index-only where
+    the view's other filters are) and, for each edge the stored bins lack (a typed value), the lessons of the one
+    stored bin it falls inside that are at most the edge, counted from the counter itself: one statement."""
+    column, stored = STORED_BINS[cond.key]
+    base = qs.order_by()
+    # An edge the stored bins lack, inside stored bin j (above j stored edges). The counter is never below 0.
+    probes = {e: sum(1 for s in stored if s < e) for e in edges if e not in stored and e >= 0}
+    parts = [base.values(column).annotate(n=Count(COUNTED)).values_list(column, "n").query.sql_with_params()]
+    parts += [
+        base.filter(**{column: j, f"{cond.field}__lte": e})
+        .values("account")
+        .annotate(k=Value(-1 - p), n=Count(COUNTED))
+        .values_list("k", "n")
+        .query.sql_with_params()
+        for p, (e, j) in enumerate(probes.items())
+    ]
+    union = " UNION ALL ".join(f"SELECT * FROM ({sql}) AS p{i}" for i, (sql, _) in enumerate(parts))
+    with connection.cursor() as cursor:
+        cursor.execute(union, [p for _, params in parts for p in params])
+        found = {int(k): int(n) for k, n in cursor.fetchall()}
+    per_stored = [found.get(k, 0) for k in range(len(stored) + 1)]
+    probed = [found.get(-1 - p, 0) for p in range(len(probes))]
+
+    def at_most(edge: int) -> int:
+        j = sum(1 for s in stored if s < edge)
+        if edge in stored:
+            return sum(per_stored[: j + 1])
+        return sum(per_stored[:j]) + (probed[list(probes).index(edge)] if edge in probes else 0)
+
+    below = [at_most(e) for e in edges] + [sum(per_stored)]
+    counts = [n - (below[k - 1] if k else 0) for k, n in enumerate(below)]
+    return [counts, [0] * len(counts)]
+
+
 def distribution(
     qs: QuerySet[Lesson], cond: Condition, *, now: datetime, extra: Iterable[int] = ()
 ) -> Distribution:
     """The lessons of `qs` per bin of `cond` as of `now`: one aggregate query, whatever the number of bins."""
     edges = bin_edges(cond, extra)
-    by_edge = PARAMS[cond.retention].comparison == "older"
-    counts, never = (_by_edge if by_edge else _grouped)(qs, cond, edges, now)
+    if cond.key in STORED_BINS:
+        counter = _stored
+    else:
+        counter = _by_edge if PARAMS[cond.retention].comparison == "older" else _grouped
+    counts, never = counter(qs, cond, edges, now)
     return Distribution(cond, edges, tuple(counts), tuple(never))
 
 

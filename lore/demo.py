@@ -173,7 +173,8 @@ def _lesson_rows(account: Account, count: int, rng: random.Random, now: datetime
 
 
 def _lesson_fields() -> list[Any]:
-    return [f for f in Lesson._meta.concrete_fields if not f.primary_key]
+    """The columns a writer sets: not the id, not what the database generates (Delivered's bin)."""
+    return [f for f in Lesson._meta.concrete_fields if not f.primary_key and not f.generated]
 
 
 def _db_value(field: Any, value: Any) -> Any:

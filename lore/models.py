@@ -2,7 +2,8 @@
 
 Counters, timestamps, protection and archive state are changed only by `lore.services` (DESIGN.md §1, §3).
 `read_count` and `last_read_at` change on every read, so they are deliberately kept out of every index:
-on PostgreSQL that keeps a read bump a cheap HOT update.
+on PostgreSQL that keeps a read bump a cheap HOT update. What an index carries of Delivered is its bin
+(`delivered_bin`), which a read moves only when it crosses one of the histogram's edges.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Case, Value, When
 from django.db.models.functions import Coalesce
 
 from lore.decay import strength_product
@@ -79,8 +81,22 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
+# Delivered's histogram edges (lore.bins.bin_edges of the Delivered condition), frozen into the schema: the stored
+# column `Lesson.delivered_bin` is the bin of `read_count` they cut, 0 for at most the first edge, k for above edge
+# k-1 and at most edge k, len(edges) above the last. A test holds them equal to the registry's edges; were they
+# ever to differ, the histogram stays exact and counts an edge the column lacks from the table (lore.bins).
+DELIVERED_BIN_EDGES = (0, 1, 3, 9, 30, 50, 99, 100, 200, 500, 1000, 3000, 10000, 30000, 100000)
+
+
+def delivered_bin_expression() -> Case:
+    """The bin of `read_count` among DELIVERED_BIN_EDGES (the stored column's expression)."""
+    whens = [When(read_count__lte=edge, then=Value(k)) for k, edge in enumerate(DELIVERED_BIN_EDGES)]
+    return Case(*whens, default=Value(len(DELIVERED_BIN_EDGES)))
+
+
 # Columns the candidate query, the Explorer's counts and the matrix read, carried in one covering index so that
-# those aggregates are index-only scans. read_count and last_read_at stay out (a read bump remains HOT).
+# those aggregates are index-only scans. read_count and last_read_at stay out (a read bump remains HOT); the index
+# keys Delivered's bin instead, which a read moves only when it crosses an edge (the filtered Delivered histogram).
 FACT_COLUMNS = (
     "protected",
     "opened_count",
@@ -169,6 +185,11 @@ class Lesson(models.Model):
     # The counters (DESIGN.md §3): Recurrence, Delivered, Chosen.
     seen_count = models.PositiveIntegerField(default=1)
     read_count = models.PositiveIntegerField(default=0)
+    # Delivered's histogram bin, kept by the database (DELIVERED_BIN_EDGES). Indexed where read_count is not: a
+    # read that stays inside its bin leaves every index alone, so its bump stays a HOT update.
+    delivered_bin = models.GeneratedField(
+        expression=delivered_bin_expression(), output_field=models.SmallIntegerField(), db_persist=True
+    )
     last_read_at = models.DateTimeField(null=True, blank=True)
     opened_count = models.PositiveIntegerField(default=0)
     last_opened_at = models.DateTimeField(null=True, blank=True)
@@ -242,9 +263,11 @@ class Lesson(models.Model):
                 include=["protected", "opened_count", "seen_count", "last_opened_at", "created_at"],
             ),
             # Preview counts and keys, the run's count, the Explorer's filtered counts, value counts and matrix:
-            # index-only scans, with a range on kind (and host) when those are filtered.
+            # index-only scans, with a range on kind (and host) when those are filtered. Delivered's bin is a key,
+            # not carried: a count of one bin's lessons (a value typed inside it, lore.bins) checks it in the index
+            # and reads the table for that bin's lessons only.
             models.Index(
-                fields=["account", "kind", "host"],
+                fields=["account", "kind", "host", "delivered_bin"],
                 include=FACT_COLUMNS,
                 name="lesson_active_facts",
                 condition=models.Q(archived_at__isnull=True),
