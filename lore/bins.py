@@ -201,7 +201,7 @@ def _differenced(row: dict[str, int], edges: Sequence[int], *, never: bool) -> l
 
 # Conditions whose bins the database stores per lesson: (the column, the edges it was cut at). Delivered's counter
 # is in no index (a read bump stays HOT), so its histogram would read a table page per lesson in view; its bin is
-# carried by lesson_active_facts and moves only when a read crosses an edge.
+# a key of lesson_active_facts and moves only when a read crosses an edge.
 STORED_BINS = {"delivered": ("delivered_bin", DELIVERED_BIN_EDGES)}
 
 
