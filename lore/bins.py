@@ -210,12 +210,14 @@ def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: da
     the view's other filters are) and, for each edge the stored bins lack (a typed value), the lessons of the one
     stored bin it falls inside that are at most the edge, counted from the counter itself: one statement."""
     column, stored = STORED_BINS[cond.key]
+    at_most = PARAMS[cond.retention]  # the registry's own "at most the edge": Delivered's retention
+    assert keeps_below(at_most), cond.key
     base = qs.order_by()
     # An edge the stored bins lack, inside stored bin j (above j stored edges). The counter is never below 0.
     probes = {e: sum(1 for s in stored if s < e) for e in edges if e not in stored and e >= 0}
     parts = [base.values(column).annotate(n=Count(COUNTED)).values_list(column, "n").query.sql_with_params()]
     parts += [
-        base.filter(**{column: j, f"{cond.field}__lte": e})
+        base.filter(at_most.q(e, now), **{column: j})
         .values("account")
         .annotate(k=Value(-1 - p), n=Count(COUNTED))
         .values_list("k", "n")
@@ -229,13 +231,13 @@ def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: da
     per_stored = [found.get(k, 0) for k in range(len(stored) + 1)]
     probed = [found.get(-1 - p, 0) for p in range(len(probes))]
 
-    def at_most(edge: int) -> int:
+    def lessons_at_most(edge: int) -> int:
         j = sum(1 for s in stored if s < edge)
         if edge in stored:
             return sum(per_stored[: j + 1])
         return sum(per_stored[:j]) + (probed[list(probes).index(edge)] if edge in probes else 0)
 
-    below = [at_most(e) for e in edges] + [sum(per_stored)]
+    below = [lessons_at_most(e) for e in edges] + [sum(per_stored)]
     counts = [n - (below[k - 1] if k else 0) for k, n in enumerate(below)]
     return [counts, [0] * len(counts)]
 
