@@ -32,6 +32,7 @@ from policies.models import PolicyRun, RetentionPolicy
 from policies.tasks import nightly_sweep
 from tests.factories import AccountFactory
 from tests.reliability.conftest import assert_archived_completely
+from tests.reliability.processes import until_answered
 from tests.services import require_postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -97,22 +98,30 @@ def test_sixteen_threads_fetching_opening_listing_and_rewriting_through_the_api_
     def agent(i: int) -> None:
         client = Client()
         for n in range(ROUNDS):
-            assert client.get(f"/api/v1/memories/{target.pk}", **auth).status_code == 200
-            read = client.post(
-                "/api/v1/memories/read", {"address": target.address}, content_type="application/json", **auth
+            fetched = until_answered(lambda: client.get(f"/api/v1/memories/{target.pk}", **auth))
+            assert fetched.status_code == 200, fetched.content
+            read = until_answered(
+                lambda: client.post(
+                    "/api/v1/memories/read",
+                    {"address": target.address},
+                    content_type="application/json",
+                    **auth,
+                )
             )
             assert read.status_code == 200, read.content
-            page = client.post(
-                "/api/v1/memories/list", {"scope": SCOPE}, content_type="application/json", **auth
+            page = until_answered(
+                lambda: client.post(
+                    "/api/v1/memories/list", {"scope": SCOPE}, content_type="application/json", **auth
+                )
             )
             assert page.status_code == 200 and len(page.json()["items"]) == 4, page.content
-            body = {"scope": SCOPE, "key": target.key, "content": f"thread {i} round {n}"}
-            assert (
-                client.post(
-                    "/api/v1/memories", json.dumps(body), content_type="application/json", **auth
-                ).status_code
-                == 200
+            body = json.dumps({"scope": SCOPE, "key": target.key, "content": f"thread {i} round {n}"})
+            written = until_answered(
+                lambda body=body: client.post(
+                    "/api/v1/memories", body, content_type="application/json", **auth
+                )
             )
+            assert written.status_code == 200, written.content
 
     assert in_threads(agent, THREADS) == []
     calls = THREADS * ROUNDS
