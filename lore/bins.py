@@ -229,13 +229,13 @@ def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: da
         cursor.execute(union, [p for _, params in parts for p in params])
         found = {int(k): int(n) for k, n in cursor.fetchall()}
     per_stored = [found.get(k, 0) for k in range(len(stored) + 1)]
-    probed = [found.get(-1 - p, 0) for p in range(len(probes))]
+    probed = {e: found.get(-1 - p, 0) for p, e in enumerate(probes)}  # its bin's lessons at most e
 
     def lessons_at_most(edge: int) -> int:
         j = sum(1 for s in stored if s < edge)
         if edge in stored:
             return sum(per_stored[: j + 1])
-        return sum(per_stored[:j]) + (probed[list(probes).index(edge)] if edge in probes else 0)
+        return sum(per_stored[:j]) + probed.get(edge, 0)
 
     below = [lessons_at_most(e) for e in edges] + [sum(per_stored)]
     counts = [n - (below[k - 1] if k else 0) for k, n in enumerate(below)]
