@@ -29,7 +29,7 @@ from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 from lore.conditions import COUNT_MIN, PARAMS, Condition, Param
 from lore.decay import SCORE_MAX, decay_score
-from lore.models import DELIVERED_BIN_EDGES, Lesson
+from lore.models import Lesson
 
 # Scale steps closer than this to a preset are dropped: a bin a few values wide beside a preset reads as noise.
 LOG_STEPS = {"days": (1, 2, 5), "count": (1, 3)}  # per decade: counters span five decades, days three
@@ -199,22 +199,17 @@ def _differenced(row: dict[str, int], edges: Sequence[int], *, never: bool) -> l
     return [counts, [n - (never_at_most[k - 1] if k else 0) for k, n in enumerate(never_at_most)]]
 
 
-# Conditions whose bins the database stores per lesson: (the column, the edges it was cut at). Delivered's counter
-# is in no index (a read bump stays HOT), so its histogram would read a table page per lesson in view; its bin is
-# a key of lesson_active_facts and moves only when a read crosses an edge.
-STORED_BINS = {"delivered": ("delivered_bin", DELIVERED_BIN_EDGES)}
-
-
 def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: datetime) -> list[list[int]]:
     """[counts, never] per bin from the lessons per stored bin (one GROUP BY on the stored column: index-only where
     the view's other filters are) and, for each edge the stored bins lack (a typed value), the lessons of the one
     stored bin it falls inside that are at most the edge, counted from the counter itself: one statement."""
-    column, stored = STORED_BINS[cond.key]
+    assert cond.stored_bin is not None, cond.key
+    column, stored = cond.stored_bin.column, cond.stored_bin.edges
     at_most = PARAMS[cond.retention]  # the registry's own "at most the edge": Delivered's retention
     assert keeps_below(at_most), cond.key
     base = qs.order_by()
     # An edge the stored bins lack, inside stored bin j (above j stored edges). The counter is never below 0.
-    probes = {e: sum(1 for s in stored if s < e) for e in edges if e not in stored and e >= 0}
+    probes = {e: cond.stored_bin.of(e) for e in edges if e not in stored and e >= 0}
     parts = [base.values(column).annotate(n=Count(COUNTED)).values_list(column, "n").query.sql_with_params()]
     parts += [
         base.filter(at_most.q(e, now), **{column: j})
@@ -247,7 +242,7 @@ def distribution(
 ) -> Distribution:
     """The lessons of `qs` per bin of `cond` as of `now`: one aggregate query, whatever the number of bins."""
     edges = bin_edges(cond, extra)
-    if cond.key in STORED_BINS:
+    if cond.stored_bin is not None:
         counter = _stored
     else:
         counter = _by_edge if PARAMS[cond.retention].comparison == "older" else _grouped

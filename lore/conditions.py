@@ -42,6 +42,38 @@ MAX_FILTER_VALUES = FILTER_VALUES_MAX.default  # the declared default; checks re
 
 
 @dataclass(frozen=True)
+class StoredBin:
+    """A counter cut at fixed edges into a bin the database stores per lesson: a generated column, a key of the
+    covering index where the counter itself is in no index (a bump that stays inside its bin is a HOT update).
+    Bin k holds the counts above edge k-1 and at most edge k; bin len(edges) those above the last edge."""
+
+    column: str
+    edges: tuple[int, ...]
+
+    def of(self, count: int) -> int:
+        """The bin `count` falls in."""
+        return sum(1 for edge in self.edges if edge < count)
+
+    def q(self, counter: str, comparison: Comparison, value: int) -> Q:
+        """`counter` at most (or at least) `value`, narrowed by the stored bin: at most a stored edge is the bin
+        alone, and so is at least one past an edge (index-only); any other value adds the counter itself, read
+        from the table for the lessons of the one bin it splits."""
+        if comparison == "at_most":
+            narrowed, exact, on_edge = (
+                Q(**{f"{self.column}__lte": self.of(value)}),
+                Q(**{f"{counter}__lte": value}),
+                value,
+            )
+        else:
+            narrowed, exact, on_edge = (
+                Q(**{f"{self.column}__gte": self.of(value)}),
+                Q(**{f"{counter}__gte": value}),
+                value - 1,
+            )
+        return narrowed if on_edge in self.edges else narrowed & exact
+
+
+@dataclass(frozen=True)
 class Param:
     """One direction of a condition, as it appears in URLs, the API, policies and CLI flags."""
 
@@ -108,6 +140,8 @@ class Param:
                 # Never opened: the clock starts at creation (the seed's fallback).
                 return Q(LessThan(Coalesce("last_opened_at", "created_at"), cutoff))
             return Q(**{f"{cond.field}__lt": cutoff})
+        if cond.stored_bin is not None:
+            return cond.stored_bin.q(cond.field, self.comparison, value)
         lookup = "lte" if self.comparison == "at_most" else "gte"
         return Q(**{f"{cond.field}__{lookup}": value})
 
@@ -143,6 +177,7 @@ class Condition:
     reverse_presets: tuple[int, ...] = ()
     never_phrase: str = ""
     help: str = ""
+    stored_bin: StoredBin | None = None  # the counter's bin, kept by the database (lore.models)
 
     @property
     def unit_suffix(self) -> str:
@@ -168,6 +203,14 @@ def _days(n: int) -> str:
 def _times(n: int) -> str:
     return "1 time" if n == 1 else f"{n} times"
 
+
+# Delivered's histogram edges (lore.bins.bin_edges of the Delivered condition), frozen into the schema (migration
+# 0034): the stored column `Lesson.delivered_bin` is the bin of `read_count` they cut. A test holds them equal to
+# the histogram's edges; were they ever to differ, the histogram and every condition stay exact, and an edge the
+# column lacks is counted from the table.
+DELIVERED_BIN = StoredBin(
+    "delivered_bin", (0, 1, 3, 9, 30, 50, 99, 100, 200, 500, 1000, 3000, 10000, 30000, 100000)
+)
 
 CONDITIONS: tuple[Condition, ...] = (
     Condition(
@@ -219,6 +262,7 @@ CONDITIONS: tuple[Condition, ...] = (
         reverse_presets=(1, 10, 100),
         never_phrase="Never delivered",
         help="Every read, deliberate or not: a list or search page it rode along in counts. Start in the hundreds.",
+        stored_bin=DELIVERED_BIN,
     ),
     Condition(
         key="chosen",

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Case, Value, When
 from django.db.models.functions import Coalesce
 
+from lore.conditions import DELIVERED_BIN
 from lore.decay import strength_product
 from lore.roles import DEFAULT_TOKEN_SCOPES, Role
 
@@ -81,11 +82,10 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
 
-# Delivered's histogram edges (lore.bins.bin_edges of the Delivered condition), frozen into the schema: the stored
-# column `Lesson.delivered_bin` is the bin of `read_count` they cut, 0 for at most the first edge, k for above edge
-# k-1 and at most edge k, len(edges) above the last. A test holds them equal to the registry's edges; were they
-# ever to differ, the histogram stays exact and counts an edge the column lacks from the table (lore.bins).
-DELIVERED_BIN_EDGES = (0, 1, 3, 9, 30, 50, 99, 100, 200, 500, 1000, 3000, 10000, 30000, 100000)
+# The stored column `Lesson.delivered_bin`: the bin of `read_count` among Delivered's edges, declared with the
+# condition (lore.conditions.DELIVERED_BIN); 0 for at most the first edge, k for above edge k-1 and at most edge k,
+# len(edges) above the last.
+DELIVERED_BIN_EDGES = DELIVERED_BIN.edges
 
 
 def delivered_bin_expression() -> Case:

@@ -16,10 +16,12 @@ from django.utils import timezone
 
 from explorer.queries import condition_base, condition_distribution
 from explorer.state import ExplorerState
-from lore.bins import STORED_BINS, bin_edges
-from lore.conditions import CONDITIONS_BY_KEY, PARAMS
+from lore.bins import bin_edges
+from lore.candidates import candidates
+from lore.conditions import CONDITIONS_BY_KEY, PARAMS, DimFilter
 from lore.models import DELIVERED_BIN_EDGES, Lesson
 from lore.reads import reads_settle
+from lore.rules.rule import Rule
 from lore.services import lessons_deliver
 from tests.services import require_postgres
 
@@ -55,7 +57,8 @@ def _lessons(account, values, **fields) -> list[Lesson]:  # noqa: ANN001
 
 def test_the_stored_bins_are_cut_at_the_edges_the_delivered_histogram_draws() -> None:
     assert DELIVERED_BIN_EDGES == bin_edges(DELIVERED)
-    assert STORED_BINS["delivered"] == ("delivered_bin", DELIVERED_BIN_EDGES)
+    assert DELIVERED.stored_bin is not None
+    assert (DELIVERED.stored_bin.column, DELIVERED.stored_bin.edges) == ("delivered_bin", DELIVERED_BIN_EDGES)
 
 
 def test_every_lesson_carries_the_bin_of_its_delivered_count_and_a_read_moves_it_across_an_edge(
@@ -94,6 +97,40 @@ def test_delivered_in_a_filtered_view_splits_exactly_at_every_edge_and_typed_val
         assert dist.kept(PARAMS["max_read_count"], value) == sum(1 for v in in_view if v <= value), value
         assert dist.kept(PARAMS["min_read_count"], value + 1) == sum(1 for v in in_view if v > value), value
     assert dist.total == len(in_view)
+
+
+def test_a_delivered_condition_selects_exactly_the_lessons_its_counter_does_at_every_edge_and_between(
+    account,  # noqa: ANN001
+) -> None:
+    """A rule's, a preview's and a filtered count's Delivered predicate (`Param.q`) compares the stored bin and,
+    off an edge, the counter too: each direction keeps exactly the lessons whose counter is on its side."""
+    _lessons(account, VALUES)
+    now = timezone.now()
+    lessons = Lesson.objects.filter(account=account)
+    for value in [*VALUES, 2, 26, 150, 7_777, 99_998]:
+        if value <= 100_000:  # the registry's bounds
+            at_most = lessons.filter(PARAMS["max_read_count"].q(value, now)).values_list(
+                "read_count", flat=True
+            )
+            assert sorted(at_most) == [v for v in VALUES if v <= value], value
+        if 1 <= value <= 100_000:
+            at_least = lessons.filter(PARAMS["min_read_count"].q(value, now)).values_list(
+                "read_count", flat=True
+            )
+            assert sorted(at_least) == [v for v in VALUES if v >= value], value
+
+
+def test_at_a_preset_the_delivered_condition_is_the_stored_bin_alone_and_between_edges_it_keeps_the_counter() -> (
+    None
+):
+    now = timezone.now()
+    for name, presets in (
+        ("max_read_count", DELIVERED.retention_presets),
+        ("min_read_count", DELIVERED.reverse_presets),
+    ):
+        for value in presets:
+            assert "read_count" not in str(PARAMS[name].q(value, now)), (name, value)
+        assert "read_count" in str(PARAMS[name].q(26, now)), name
 
 
 def _plan(sql: str, params) -> str:  # noqa: ANN001
@@ -142,3 +179,29 @@ def test_a_read_that_stays_inside_its_bin_is_a_hot_update_and_one_that_crosses_a
         assert _hot_updates() == before + 1
         Lesson.objects.filter(pk=crossing.pk).update(read_count=F("read_count") + 1)  # 30 → 31: next bin
         assert _hot_updates() == before + 1
+
+
+def test_a_rule_with_delivered_at_a_preset_finds_its_candidates_in_the_covering_index_alone(
+    account,  # noqa: ANN001
+) -> None:
+    """The candidate query (preview count and keys, the run's ids) of a rule with a Delivered condition on a stored
+    edge never reads the table; a value inside a bin does, for the lessons of that bin."""
+    require_postgres()
+    _lessons(account, VALUES * 4)
+    for kind, host in itertools.product(["lesson", "todo", "gotcha", "bus"], ["aw", "codex", "claude-code"]):
+        _lessons(account, VALUES * 4, kind=kind, host=host, age=30)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE lore_lesson")
+    now = timezone.now()
+    bus = {"kind": DimFilter(("bus",), "in")}
+    for conditions, heap in (
+        ({"max_read_count": 50, "min_age_days": 90}, False),
+        ({"max_read_count": 500}, False),
+        ({"min_read_count": 10, "min_age_days": 90}, False),
+        ({"max_read_count": 26, "min_age_days": 90}, True),
+    ):
+        pending = candidates(account, Rule(scope="global", conditions=conditions, dimensions=bus), now=now)
+        sql, params = pending.order_by().values("pk").query.sql_with_params()
+        plan = _plan(f"SELECT count(*) FROM ({sql}) AS candidates", params)
+        assert ("Index Only Scan using lesson_active_facts" in plan) != heap, (conditions, plan)
+        assert ("Index Scan using" in plan or "Seq Scan" in plan) == heap, (conditions, plan)
