@@ -34,6 +34,8 @@ RULE_10PCT: dict[str, Any] = {
     "max_opened_count": 0,
     "kind": ["bus", "todo", "decision"],
 }
+# The same rule with a Delivered condition at a preset (every preset is an edge of the stored bin, issue 28).
+RULE_DELIVERED: dict[str, Any] = {**RULE_10PCT, "max_read_count": 100}
 # The filtered view compared with the admin: 2 conditions + 2 dimension filters (about 1.3% of the store).
 FILTERED_CONDITIONS = {"min_age_days": 90, "max_opened_count": 0}
 FILTERED_DIMENSIONS = {"kind": "bus", "host": "claude-code"}
@@ -382,6 +384,14 @@ def scenarios_build(ctx: Context) -> list[Scenario]:
             method="POST",
             path="/api/v1/memories/groom/preview",
             body=RULE_10PCT,
+            who="token",
+        ),
+        Scenario(
+            "api.preview_delivered",
+            "POST /api/v1/memories/groom/preview, ~10% rule + Delivered ≤ 100 (a preset: the stored bin)",
+            method="POST",
+            path="/api/v1/memories/groom/preview",
+            body=RULE_DELIVERED,
             who="token",
         ),
         Scenario(
