@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Case, Count, Exists, OuterRef, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
@@ -53,6 +53,11 @@ class StoredBin:
     def of(self, count: int) -> int:
         """The bin `count` falls in."""
         return sum(1 for edge in self.edges if edge < count)
+
+    def expression(self, counter: str) -> Case:
+        """The bin of `counter`, as SQL: the stored column's generated expression (lore.models)."""
+        whens = [When(**{f"{counter}__lte": edge}, then=Value(k)) for k, edge in enumerate(self.edges)]
+        return Case(*whens, default=Value(len(self.edges)))
 
     def q(self, counter: str, comparison: Comparison, value: int) -> Q:
         """`counter` at most (or at least) `value`, narrowed by the stored bin: at most a stored edge is the bin

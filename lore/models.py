@@ -12,7 +12,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Case, Value, When
+from django.db.models import Case
 from django.db.models.functions import Coalesce
 
 from lore.conditions import DELIVERED_BIN
@@ -90,8 +90,7 @@ DELIVERED_BIN_EDGES = DELIVERED_BIN.edges
 
 def delivered_bin_expression() -> Case:
     """The bin of `read_count` among DELIVERED_BIN_EDGES (the stored column's expression)."""
-    whens = [When(read_count__lte=edge, then=Value(k)) for k, edge in enumerate(DELIVERED_BIN_EDGES)]
-    return Case(*whens, default=Value(len(DELIVERED_BIN_EDGES)))
+    return DELIVERED_BIN.expression("read_count")
 
 
 # Columns the candidate query, the Explorer's counts and the matrix read, carried in one covering index so that
