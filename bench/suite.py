@@ -62,8 +62,11 @@ def bench_size(
     agents: int = 0,
     agent_cycles: int = 0,
     archive_rounds: int = ARCHIVE_ROUNDS,
+    garden_corpus: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Load (or reuse) the store, measure every available scenario, then the web process and a grooming run."""
+    """Load (or reuse) the store, measure every available scenario, then the web process and a grooming run.
+    `garden_corpus`: the gardener's evaluation on its corpora (`corpus_bench`), when this process has already
+    measured it: it depends on the code and the corpora, not on the store."""
     _log(f"[{size.label}] store of {size.lessons:,} lessons")
     account, loaded = store_ensure(size.lessons)
     # Start from the store as the every-minute folds and autovacuum leave it (the reads and count changes earlier
@@ -117,7 +120,8 @@ def bench_size(
         _log(
             f"[{size.label}] the gardener: held-out and development corpora, a full inventory, a nightly re-run"
         )
-        result["garden"] = {"corpus": corpus_bench(), "inventory": inventory_bench_process(account)}
+        corpus = garden_corpus if garden_corpus is not None else corpus_bench()
+        result["garden"] = {"corpus": corpus, "inventory": inventory_bench_process(account)}
     if agents and _wanted("agents", only):
         from bench.agents import agent_load_measure
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -26,6 +28,22 @@ def _celery_eager_by_default(settings):  # noqa: ANN001
     app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager = previous
+
+
+@pytest.fixture(scope="session")
+def garden_evaluations(django_db_setup, django_db_blocker) -> dict[str, Any]:  # noqa: ANN001
+    """The gardener's evaluation on both corpora (bench/garden_eval.py, `corpus_bench`: each loaded into an account
+    of its own through the write path, inventoried in full, evaluated), measured once per test session and rolled
+    back. Loading the corpora is most of a test run's gardener time, and the figures depend on the code and the
+    corpora only: the evaluation tests and the bench harness's smoke test read the same measurement."""
+    from django.db import transaction
+
+    from bench.garden_eval import corpus_bench
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        results = corpus_bench()  # the held-out one as figures only: a failure shows no held-out address
+        transaction.set_rollback(True)
+    return results
 
 
 @pytest.fixture

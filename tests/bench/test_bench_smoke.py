@@ -22,12 +22,20 @@ TINY = Size(label="500", lessons=500)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path) -> None:  # noqa: ANN001
+def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path, garden_evaluations) -> None:  # noqa: ANN001
     account, loaded = store_ensure(TINY.lessons, log=False)
     assert loaded and Lesson.objects.filter(account=account).count() == TINY.lessons
 
     result = bench_size(
-        TINY, rounds=1, only=[], warmup=1, web=False, archive=True, explain=using_postgres(), archive_rounds=1
+        TINY,
+        rounds=1,
+        only=[],
+        warmup=1,
+        web=False,
+        archive=True,
+        explain=using_postgres(),
+        archive_rounds=1,
+        garden_corpus=garden_evaluations,  # the corpora's evaluation, measured once for the session
     )
 
     measured = {name: s for name, s in result["scenarios"].items() if "error" not in s}

@@ -15,8 +15,6 @@ from bench.garden_eval import (
     SEMANTIC_TARGETS,
     TARGETS,
     corpus_rows,
-    corpus_run,
-    figures_only,
     targets_missed,
 )
 from lore.garden.figures import FIGURES_PATH
@@ -26,16 +24,10 @@ from lore.scopes import parse_scope
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(scope="module")
-def evaluations(django_db_setup, django_db_blocker) -> dict[str, dict[str, Any]]:  # noqa: ANN001
-    """Both corpora inventoried once for the module (each in an account of its own), then rolled back."""
-    from django.db import transaction
-
-    with django_db_blocker.unblock(), transaction.atomic():
-        results = {name: corpus_run(name) for name in CORPORA}
-        results["heldout"] = figures_only(results["heldout"])  # a failure shows no held-out address
-        transaction.set_rollback(True)
-    return results
+@pytest.fixture
+def evaluations(garden_evaluations) -> dict[str, dict[str, Any]]:  # noqa: ANN001
+    """Both corpora inventoried once for the test session (tests/conftest.py), then rolled back."""
+    return garden_evaluations
 
 
 # Targets the held-out corpus is still below, with the figure measured when this was written (docs/gardener.md,
