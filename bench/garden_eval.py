@@ -245,10 +245,17 @@ def targets_missed(result: dict[str, Any], *, semantic: bool) -> list[str]:
     return missed
 
 
+def corpus_account(name: str) -> str:
+    """The name of the account corpus `name` is loaded into."""
+    return f"garden-{name}"
+
+
 def corpus_run(name: str) -> dict[str, Any]:
     """Load corpus `name` into a fresh account of its own, inventory it in full, evaluate. Possible duplicates are
     looked for when the optional semantic extra is installed (its figures are then measured too)."""
-    account = Account.objects.filter(name=f"garden-{name}").first() or account_create(name=f"garden-{name}")
+    account = Account.objects.filter(name=corpus_account(name)).first() or account_create(
+        name=corpus_account(name)
+    )
     Finding.objects.filter(account=account).delete()
     Lesson.objects.filter(account=account).delete()
     labels = corpus_load(account, CORPORA[name])

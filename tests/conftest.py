@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -30,20 +31,42 @@ def _celery_eager_by_default(settings):  # noqa: ANN001
     app.conf.task_always_eager = previous
 
 
+@dataclass(frozen=True)
+class GardenCorpora:
+    """Both corpora of the gardener's evaluation as the write path stores them (bench/garden_eval.py)."""
+
+    evaluations: dict[
+        str, Any
+    ]  # `corpus_bench`: each inventoried in full and evaluated; held-out as figures only
+    ephemera: dict[
+        str, tuple[set[int], set[int]]
+    ]  # per corpus: (the grammar's ephemera, the SQL pre-filter's)
+
+
 @pytest.fixture(scope="session")
-def garden_evaluations(django_db_setup, django_db_blocker) -> dict[str, Any]:  # noqa: ANN001
-    """The gardener's evaluation on both corpora (bench/garden_eval.py, `corpus_bench`: each loaded into an account
-    of its own through the write path, inventoried in full, evaluated), measured once per test session and rolled
-    back. Loading the corpora is most of a test run's gardener time, and the figures depend on the code and the
-    corpora only: the evaluation tests and the bench harness's smoke test read the same measurement."""
+def garden_corpora(django_db_setup, django_db_blocker) -> GardenCorpora:  # noqa: ANN001
+    """Both corpora loaded (each into an account of its own), inventoried and evaluated once per test session,
+    then rolled back. Loading them through the write path is most of a test run's gardener time, and what is
+    measured depends on the code and the corpora only: the evaluation tests, the grammar's pre-filter test and the
+    bench harness's smoke test read the same load."""
     from django.db import transaction
 
-    from bench.garden_eval import corpus_bench
+    from bench.garden_eval import CORPORA, corpus_account, corpus_bench
+    from lore.garden.ephemera import ephemera_candidates, ephemera_match
+    from lore.models import Lesson
 
     with django_db_blocker.unblock(), transaction.atomic():
-        results = corpus_bench()  # the held-out one as figures only: a failure shows no held-out address
+        evaluations = corpus_bench()
+        ephemera = {}
+        for name in CORPORA:
+            lessons = Lesson.objects.filter(account__name=corpus_account(name))
+            matched = {
+                lesson.pk for lesson in lessons if ephemera_match(lesson.content, lesson.kind, lesson.tags)
+            }
+            account_id = lessons.values_list("account_id", flat=True).first()
+            ephemera[name] = (matched, set(ephemera_candidates(account_id, lessons)))
         transaction.set_rollback(True)
-    return results
+    return GardenCorpora(evaluations, ephemera)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ TINY = Size(label="500", lessons=500)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path, garden_evaluations) -> None:  # noqa: ANN001
+def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path, garden_corpora) -> None:  # noqa: ANN001
     account, loaded = store_ensure(TINY.lessons, log=False)
     assert loaded and Lesson.objects.filter(account=account).count() == TINY.lessons
 
@@ -35,7 +35,7 @@ def test_the_harness_measures_every_available_scenario_on_a_tiny_store(tmp_path,
         archive=True,
         explain=using_postgres(),
         archive_rounds=1,
-        garden_corpus=garden_evaluations,  # the corpora's evaluation, measured once for the session
+        garden_corpus=garden_corpora.evaluations,  # the corpora's evaluation, measured once for the session
     )
 
     measured = {name: s for name, s in result["scenarios"].items() if "error" not in s}

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from bench.garden_eval import CORPORA, corpus_load, corpus_rows
+from bench.garden_eval import CORPORA, corpus_rows
 from lore.garden.apply import (
     FindingNotOpen,
     FindingOverCap,
@@ -327,11 +327,12 @@ def test_a_status_in_a_decision_is_not_ephemera_and_a_status_label_is() -> None:
 
 
 @pytest.mark.parametrize("corpus", ["development", "heldout"])
-def test_every_lesson_the_grammar_calls_ephemera_passes_the_sql_pre_filter(account, corpus: str) -> None:  # noqa: ANN001
-    corpus_load(account, CORPORA[corpus])
-    lessons = Lesson.objects.filter(account=account)
-    ephemera = {lesson.pk for lesson in lessons if ephemera_match(lesson.content, lesson.kind, lesson.tags)}
-    candidates = set(ephemera_candidates(account.pk, lessons))
+def test_every_lesson_the_grammar_calls_ephemera_passes_the_sql_pre_filter(
+    garden_corpora, corpus: str
+) -> None:  # noqa: ANN001
+    """On each corpus as the write path stores it (loaded once for the session, tests/conftest.py): the lessons
+    `ephemera_match` accepts, and the ids `ephemera_candidates` pre-filters."""
+    ephemera, candidates = garden_corpora.ephemera[corpus]
     assert len(ephemera) >= 30 and ephemera <= candidates
 
 
