@@ -35,12 +35,10 @@ def _celery_eager_by_default(settings):  # noqa: ANN001
 class GardenCorpora:
     """Both corpora of the gardener's evaluation as the write path stores them (bench/garden_eval.py)."""
 
-    evaluations: dict[
-        str, Any
-    ]  # `corpus_bench`: each inventoried in full and evaluated; held-out as figures only
-    ephemera: dict[
-        str, tuple[set[int], set[int]]
-    ]  # per corpus: (the grammar's ephemera, the SQL pre-filter's)
+    # `corpus_bench`: each corpus inventoried in full and evaluated; the held-out one as figures only.
+    evaluations: dict[str, Any]
+    # Per corpus: (the lessons the grammar calls ephemera, the ids the SQL pre-filter keeps).
+    ephemera: dict[str, tuple[set[int], set[int]]]
 
 
 @pytest.fixture(scope="session")
@@ -59,12 +57,12 @@ def garden_corpora(django_db_setup, django_db_blocker) -> GardenCorpora:  # noqa
         evaluations = corpus_bench()
         ephemera = {}
         for name in CORPORA:
-            lessons = Lesson.objects.filter(account__name=corpus_account(name))
+            corpus = Account.objects.get(name=corpus_account(name))
+            lessons = Lesson.objects.filter(account=corpus)
             matched = {
                 lesson.pk for lesson in lessons if ephemera_match(lesson.content, lesson.kind, lesson.tags)
             }
-            account_id = lessons.values_list("account_id", flat=True).first()
-            ephemera[name] = (matched, set(ephemera_candidates(account_id, lessons)))
+            ephemera[name] = (matched, set(ephemera_candidates(corpus.pk, lessons)))
         transaction.set_rollback(True)
     return GardenCorpora(evaluations, ephemera)
 
