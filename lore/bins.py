@@ -203,13 +203,14 @@ def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: da
     """[counts, never] per bin from the lessons per stored bin (one GROUP BY on the stored column: index-only where
     the view's other filters are) and, for each edge the stored bins lack (a typed value), the lessons of the one
     stored bin it falls inside that are at most the edge, counted from the counter itself: one statement."""
-    assert cond.stored_bin is not None, cond.key
-    column, stored = cond.stored_bin.column, cond.stored_bin.edges
+    bins = cond.stored_bin
+    assert bins is not None, cond.key
+    column, stored = bins.column, bins.edges
     at_most = PARAMS[cond.retention]  # the registry's own "at most the edge": Delivered's retention
     assert keeps_below(at_most), cond.key
     base = qs.order_by()
     # An edge the stored bins lack, inside stored bin j (above j stored edges). The counter is never below 0.
-    probes = {e: cond.stored_bin.of(e) for e in edges if e not in stored and e >= 0}
+    probes = {e: bins.of(e) for e in edges if e not in stored and e >= 0}
     parts = [base.values(column).annotate(n=Count(COUNTED)).values_list(column, "n").query.sql_with_params()]
     parts += [
         base.filter(at_most.q(e, now), **{column: j})
@@ -227,7 +228,7 @@ def _stored(qs: QuerySet[Lesson], cond: Condition, edges: Sequence[int], now: da
     probed = {e: found.get(-1 - p, 0) for p, e in enumerate(probes)}  # its bin's lessons at most e
 
     def lessons_at_most(edge: int) -> int:
-        j = sum(1 for s in stored if s < edge)
+        j = bins.of(edge)
         if edge in stored:
             return sum(per_stored[: j + 1])
         return sum(per_stored[:j]) + probed.get(edge, 0)

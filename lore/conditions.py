@@ -62,7 +62,7 @@ class StoredBin:
     def q(self, counter: str, comparison: Comparison, value: int) -> Q:
         """`counter` at most (or at least) `value`, narrowed by the stored bin: at most a stored edge is the bin
         alone, and so is at least one past an edge (index-only); any other value adds the counter itself, read
-        from the table for the lessons of the one bin it splits."""
+        from the table for the lessons the bin keeps (those of the bin it splits and of the bins on its side)."""
         if comparison == "at_most":
             narrowed, exact, on_edge = (
                 Q(**{f"{self.column}__lte": self.of(value)}),

@@ -185,7 +185,7 @@ def test_a_rule_with_delivered_at_a_preset_finds_its_candidates_in_the_covering_
     account,  # noqa: ANN001
 ) -> None:
     """The candidate query (preview count and keys, the run's ids) of a rule with a Delivered condition on a stored
-    edge never reads the table; a value inside a bin does, for the lessons of that bin."""
+    edge never reads the table; a value inside a bin does."""
     require_postgres()
     _lessons(account, VALUES * 4)
     for kind, host in itertools.product(["lesson", "todo", "gotcha", "bus"], ["aw", "codex", "claude-code"]):
