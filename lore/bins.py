@@ -383,9 +383,9 @@ def kept_decay_distribution(
     opened more than span_e × (1 + ln p) days ago, span_e = `days_to_fall_to(e)`. So each edge cuts
     the days of each product at one moment, and a cell (p, day) no cut crosses lies in one bin: its kept count is
     that bin's. The lessons of the few cells a cut crosses are counted from the lessons (index lesson_decay_cells,
-    index-only) with the score expression itself (lore.value_counts.histogram_cells)."""
+    index-only) with the score expression itself (lore.decay_cells.histogram_cells)."""
     from lore.decay import days_to_fall_to, decay_score, last_agent_open, strength_product
-    from lore.value_counts import histogram_cells
+    from lore.decay_cells import histogram_cells
 
     edges = bin_edges(cond, extra)
     # An edge below 0 is below every score; the others' spans, ascending (the highest edge's span is the shortest).

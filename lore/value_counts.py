@@ -45,7 +45,7 @@ from lore.models import (
 from lore.rules.rule import Rule
 from lore.scopes import GLOBAL
 from lore.selectors import MENU_VALUES_LIMIT
-from lore.serial import serially_without_jit, without_parallel_workers
+from lore.serial import without_parallel_workers
 
 TABLE = LessonValueCount._meta.db_table
 PAGE_TABLE = LessonPageCount._meta.db_table
@@ -541,74 +541,3 @@ def histogram_counts(
             counts[dimension][int(value)] = int(total)
     _fold_if_many(account_id, parts)
     return counts, (tuple(row) if boundary else None)
-
-
-def histogram_cells(
-    account_id: int,
-    name: str,
-    *,
-    now_days: float,
-    spans: Sequence[float],
-    margin: float,
-    probe: tuple[str, Sequence[Any]],
-) -> tuple[dict[int, int], dict[int, int]]:
-    """({w: lessons}, {score: lessons}) of the kept decay cells `name` ("product:day") of the account's active,
-    unpinned lessons: one statement, so the two are of one snapshot.
-
-    A lesson last opened d days ago with strength s = 1 + ln(product) is above an edge exactly when d / s is
-    below the edge's span (`spans`, ascending). w = how many spans are at most d / s, so the lesson is above all
-    the other edges. A cell (product, day) whose d / s, widened by `margin` each way, reaches no span has one w:
-    summed into it. A cell one span falls inside is counted from the lessons on the shorter side of that cut
-    (widened by `margin` days), the rest summed into the w of the other side; a cell several spans fall inside
-    is counted whole. `now_days`: now as days since 1970. `probe`: a query of the scores of the lessons of the
-    cell `c` (c.product, c.since, c.until). PostgreSQL only (`maintained()`)."""
-    view = LessonValueCountView._meta.db_table
-    probe_sql, probe_params = probe
-    # One pass over the cells: each summed into its w where no span falls inside it, or kept apart (a row per
-    # cell). OFFSET 0: each w computed once per cell, not once per use.
-    sql = (
-        f"WITH ranged AS MATERIALIZED (SELECT a, b, CASE WHEN a <> b THEN value END AS value, sum(n) AS n, "
-        f"count(*) FILTER (WHERE changed) AS changed FROM (SELECT value, n, changed, "
-        f"width_bucket((%s - day) / strength + %s, %s::float8[]) AS a, "
-        f"width_bucket((%s - day - 1.0) / strength - %s, %s::float8[]) AS b "
-        f"FROM (SELECT value, day, 1.0 + ln(product::float8) AS strength, n, changed FROM "
-        f"(SELECT value, split_part(value, ':', 1)::bigint AS product, "
-        f"split_part(value, ':', 2)::integer::float8 AS day, n, id < 0 AS changed FROM {view} "
-        f"WHERE account_id = %s AND dimension = %s AND NOT archived AND NOT protected) AS v) AS c OFFSET 0) AS x "
-        f"GROUP BY 1, 2, 3), "  # grouped on the cell's text, not its parts: a third less time at 1M
-        # The cells a span falls inside: where one does, its cut (the moment of the last open that puts d / s on
-        # it) and which side of it to count from the lessons; the rest of the cell goes to the other side's w.
-        f"probed AS MATERIALIZED (SELECT product, n, CASE WHEN cut IS NULL THEN NULL "
-        f"WHEN cut - day <= 0.5 THEN b ELSE a END AS rest, "
-        f"CASE WHEN cut IS NOT NULL AND cut - day > 0.5 THEN cut - %s ELSE day END AS since, "
-        f"CASE WHEN cut IS NOT NULL AND cut - day <= 0.5 THEN cut + %s ELSE day + 1.0 END AS until "
-        f"FROM (SELECT product, day, a, b, n, "
-        f"CASE WHEN a = b + 1 THEN %s - (%s::float8[])[a] * (1.0 + ln(product::float8)) END AS cut "
-        f"FROM (SELECT split_part(value, ':', 1)::bigint AS product, split_part(value, ':', 2)::integer::float8 "
-        f"AS day, a, b, n FROM ranged WHERE a <> b) AS r) AS crossed), "
-        f"scored AS MATERIALIZED (SELECT c.rest, p.score, count(*) AS k FROM (SELECT rest, product, "
-        f"to_timestamp(since * 86400.0) AS since, to_timestamp(until * 86400.0) AS until FROM probed) AS c "
-        f"CROSS JOIN LATERAL ({probe_sql}) AS p(score) GROUP BY 1, 2) "
-        f"SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(w, n)), '[]'::jsonb) FROM (SELECT w, sum(n) AS n "
-        f"FROM (SELECT a AS w, n FROM ranged WHERE a = b UNION ALL "
-        f"SELECT rest, n FROM probed WHERE rest IS NOT NULL UNION ALL "
-        f"SELECT rest, -k FROM scored WHERE rest IS NOT NULL) AS u GROUP BY 1) AS w), "
-        f"(SELECT coalesce(jsonb_agg(jsonb_build_array(score, k)), '[]'::jsonb) FROM "
-        f"(SELECT score, sum(k) AS k FROM scored GROUP BY 1) AS b), "
-        f"(SELECT coalesce(sum(changed), 0) FROM ranged)"
-    )
-    spans = list(spans)
-    params: list[Any] = [now_days, margin, spans, now_days, margin, spans, account_id, name]
-    params += [margin, margin, now_days, spans, *probe_params]
-    with serially_without_jit(), connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        whole, scores, parts = cursor.fetchone()
-    _fold_if_many(account_id, int(parts))  # the packed changes summed: the kept rows are a row per cell
-    by_w: dict[int, int] = {}
-    for w, n in _loaded(whole):
-        by_w[int(w)] = by_w.get(int(w), 0) + int(n)
-    return by_w, {int(score): int(n) for score, n in _loaded(scores)}
-
-
-def _loaded(value: Any) -> list[list[Any]]:
-    return json.loads(value) if isinstance(value, str) else value
