@@ -35,12 +35,15 @@ CHANGES = LessonCountChange._meta.db_table
 # How long after the moment it was made a split answers for: an hour widens each cell's d / s by 1/24 day over the
 # hour, so a few more cells than a cut crosses at one moment are kept apart (about 4% more).
 WINDOW_DAYS = 1 / 24
-# The kept cells' fingerprint: the newest kept row, by id and by the transaction that wrote it (one index probe).
-# Kept rows are only ever inserted, with a new id, or deleted by the fold when their sum is 0 (a key's rows
-# replaced by their sum, none when it is 0), so any fold that changed a cell's lessons inserted a newer row.
-# The transaction id tells a row apart from one written with a reused id (after a restore, say). A fold of
-# another account's counts changes it too: the next read makes its split again.
-_FINGERPRINT = f"(SELECT concat_ws(':', id, xmin) FROM {TABLE} ORDER BY id DESC LIMIT 1)"
+# The kept cells' fingerprint: the account's newest kept cell, by id and by the transaction that wrote it (one probe
+# of the index lessonvaluecount_newest). Kept rows are only ever inserted, with a new id, or deleted by the fold
+# when their sum is 0 (a key's rows replaced by their sum, none when it is 0), so any fold that changed a cell's
+# lessons inserted a newer row. The transaction id tells a row apart from one written with a reused id (after a
+# restore, say). Another account's fold leaves it alone.
+_FINGERPRINT = (
+    f"(SELECT concat_ws(':', id, xmin) FROM {TABLE} WHERE account_id = %s AND dimension = %s "
+    f"ORDER BY id DESC LIMIT 1)"
+)
 _KEPT = f"FROM {TABLE} WHERE account_id = %s AND dimension = %s AND NOT archived AND NOT protected"
 
 
@@ -181,7 +184,10 @@ def histogram_cells(
     moment: list[Any] = [now_days, margin, spans, now_days, margin, spans]
     probing: list[Any] = [margin, margin, now_days, spans, *probe_params]
     key = (connection.alias, connection.settings_dict["NAME"], account_id, name, tuple(spans), margin)
-    split_made: list[Any] = [now_days + WINDOW_DAYS, margin, spans, now_days, margin, spans, account_id, name]
+    split_made: list[Any] = [now_days + WINDOW_DAYS, margin, spans, now_days, margin, spans] + [
+        account_id,
+        name,
+    ] * 2
     with serially_without_jit(), connection.cursor() as cursor:
         # A kept split, or one made now; made again once if the fold rewrote the kept cells meanwhile.
         for _ in range(2):
@@ -195,7 +201,7 @@ def histogram_cells(
                 _split_keep(key, split)
             source = [split.values, split.ns, account_id, name]
             statement = _statement(_SPLIT_CELLS, probe_sql, fingerprint=True)
-            cursor.execute(statement, moment + source + probing)
+            cursor.execute(statement, moment + source + probing + [account_id, name])
             whole, scores, parts, fingerprint = cursor.fetchone()
             if fingerprint == split.fingerprint:
                 by_w = dict(split.by_w)

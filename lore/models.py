@@ -812,7 +812,10 @@ class LessonValueCount(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["account", "dimension", "archived", "value"], name="lessonvaluecount_read")
+            models.Index(fields=["account", "dimension", "archived", "value"], name="lessonvaluecount_read"),
+            # The newest kept row of an account's dimension: the fingerprint of its kept decay cells
+            # (lore.decay_cells), one index probe.
+            models.Index(fields=["account", "dimension", "id"], name="lessonvaluecount_newest"),
         ]
 
     def __str__(self) -> str:
