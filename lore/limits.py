@@ -224,11 +224,12 @@ PURGE_BATCH = Limit(
 )
 ARCHIVE_BATCH = Limit(
     "ARCHIVE_BATCH",
-    2000,
+    5000,
     "lessons",
     "archived by a grooming run, or restored by an undo, per transaction",
     setting="LORE_ARCHIVE_BATCH_SIZE",
-    why="each batch is one statement (lessons and their audit events) committed with the run's counters",
+    why="each batch is one statement (lessons and their audit events) committed with the run's counters; "
+    "5,000 rather than 2,000 since issue 29's fifth pass (its counts and audit row cost less per lesson)",
 )
 
 SUPERSEDES_MAX = Limit(
