@@ -10,8 +10,8 @@ only when the fold rewrites them (every minute at most, `value_counts_fold`; the
 them). So a process keeps, per account and edges, a **split** of the kept cells made for the hour after a moment
 (`WINDOW_DAYS`): the cells no cut crosses at any moment of that hour, summed per bin, and the few others. A read
 within the hour buckets only those few, the changes not yet folded, and counts the crossed cells' lessons, in one
-statement that also reads the kept cells' fingerprint (their count, ids, lessons and values summed): a split made
-from other kept cells is never used. The split is exact: a cell no cut crosses during the hour lies in one bin at
+statement that also reads the kept cells' fingerprint (the account's newest kept cell): a split made from other
+kept cells is never used. The split is exact: a cell no cut crosses during the hour lies in one bin at
 every moment of it, the bin the full read would sum it into.
 """
 
@@ -184,10 +184,8 @@ def histogram_cells(
     moment: list[Any] = [now_days, margin, spans, now_days, margin, spans]
     probing: list[Any] = [margin, margin, now_days, spans, *probe_params]
     key = (connection.alias, connection.settings_dict["NAME"], account_id, name, tuple(spans), margin)
-    split_made: list[Any] = [now_days + WINDOW_DAYS, margin, spans, now_days, margin, spans] + [
-        account_id,
-        name,
-    ] * 2
+    kept: list[Any] = [account_id, name]  # the params of _KEPT and _FINGERPRINT
+    split_made: list[Any] = [now_days + WINDOW_DAYS, margin, spans, now_days, margin, spans, *kept, *kept]
     with serially_without_jit(), connection.cursor() as cursor:
         # A kept split, or one made now; made again once if the fold rewrote the kept cells meanwhile.
         for _ in range(2):
@@ -201,16 +199,14 @@ def histogram_cells(
                 _split_keep(key, split)
             source = [split.values, split.ns, account_id, name]
             statement = _statement(_SPLIT_CELLS, probe_sql, fingerprint=True)
-            cursor.execute(statement, moment + source + probing + [account_id, name])
+            cursor.execute(statement, moment + source + probing + kept)
             whole, scores, parts, fingerprint = cursor.fetchone()
             if fingerprint == split.fingerprint:
                 by_w = dict(split.by_w)
                 break
             _split_forget(key)
         else:  # the cells keep changing under the split: every cell, as they are now
-            cursor.execute(
-                _statement(_ALL_CELLS, probe_sql, fingerprint=False), moment + [account_id, name] + probing
-            )
+            cursor.execute(_statement(_ALL_CELLS, probe_sql, fingerprint=False), moment + kept + probing)
             whole, scores, parts, _ = cursor.fetchone()
             by_w = {}
     _fold_if_many(account_id, int(parts))  # the packed changes summed: the kept rows are a row per cell

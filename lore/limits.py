@@ -402,11 +402,12 @@ VALUE_COUNTS_FOLD_AFTER = Limit(
 DECAY_CELLS_CACHED = Limit(
     "DECAY_CELLS_CACHED",
     64,
-    "accounts",
-    "whose decay cells one process keeps split for the next hour (the least recently read are dropped)",
+    "splits",
+    "of an account's decay cells (for one set of edges) one process keeps for the hour after a read (the least "
+    "recently read are dropped)",
     setting="LORE_DECAY_CELLS_CACHED",
     why="the decay score's section reads the few cells a cut can cross within the hour instead of every cell; "
-    "each kept account costs its cells near a cut, a few thousand at 1M",
+    "each split holds an account's cells near a cut, a few thousand at 1M",
 )
 METRICS_POLICIES_MAX = Limit(
     "METRICS_POLICIES_MAX",
