@@ -44,6 +44,9 @@ _FINGERPRINT = (
     f"(SELECT concat_ws(':', id, xmin) FROM {TABLE} WHERE account_id = %s AND dimension = %s "
     f"ORDER BY id DESC LIMIT 1)"
 )
+# A cell's parts, from its text "product:day" (lore.value_counts HISTOGRAM_COUNTED writes it).
+_CELL_PRODUCT = "split_part(value, ':', 1)::bigint"
+_CELL_DAY = "split_part(value, ':', 2)::integer::float8"
 _KEPT = f"FROM {TABLE} WHERE account_id = %s AND dimension = %s AND NOT archived AND NOT protected"
 
 
@@ -99,8 +102,8 @@ def _buckets(source: str) -> str:
         f"SELECT value, n, changed, "
         f"width_bucket((%s - day) / strength + %s, %s::float8[]) AS a, "
         f"width_bucket((%s - day - 1.0) / strength - %s, %s::float8[]) AS b "
-        f"FROM (SELECT value, split_part(value, ':', 2)::integer::float8 AS day, "
-        f"1.0 + ln(split_part(value, ':', 1)::bigint::float8) AS strength, n, changed FROM ({source}) AS s) AS c"
+        f"FROM (SELECT value, {_CELL_DAY} AS day, 1.0 + ln({_CELL_PRODUCT}::float8) AS strength, n, changed "
+        f"FROM ({source}) AS s) AS c"
     )
 
 
@@ -122,8 +125,8 @@ def _statement(source: str, probe_sql: str, *, fingerprint: bool) -> str:
         f"CASE WHEN cut IS NOT NULL AND cut - day <= 0.5 THEN cut + %s ELSE day + 1.0 END AS until "
         f"FROM (SELECT product, day, a, b, n, "
         f"CASE WHEN a = b + 1 THEN %s - (%s::float8[])[a] * (1.0 + ln(product::float8)) END AS cut "
-        f"FROM (SELECT split_part(value, ':', 1)::bigint AS product, split_part(value, ':', 2)::integer::float8 "
-        f"AS day, a, b, n FROM ranged WHERE a <> b) AS r) AS crossed), "
+        f"FROM (SELECT {_CELL_PRODUCT} AS product, {_CELL_DAY} AS day, a, b, n FROM ranged WHERE a <> b) AS r) "
+        f"AS crossed), "
         f"scored AS MATERIALIZED (SELECT c.rest, p.score, count(*) AS k FROM (SELECT rest, product, "
         f"to_timestamp(since * 86400.0) AS since, to_timestamp(until * 86400.0) AS until FROM probed) AS c "
         f"CROSS JOIN LATERAL ({probe_sql}) AS p(score) GROUP BY 1, 2) "
@@ -177,7 +180,7 @@ def histogram_cells(
     the w of the other side; a cell several spans fall inside is counted whole. `now_days`: now as days since
     1970. `probe`: a query of the scores of the lessons of the cell `c` (c.product, c.since, c.until). Reads the
     cells a kept split left apart when one answers for the moment (module docstring). PostgreSQL only."""
-    from lore.value_counts import _fold_if_many
+    from lore.value_counts import fold_if_many
 
     spans = list(spans)
     probe_sql, probe_params = probe
@@ -209,7 +212,7 @@ def histogram_cells(
             cursor.execute(_statement(_ALL_CELLS, probe_sql, fingerprint=False), moment + kept + probing)
             whole, scores, parts, _ = cursor.fetchone()
             by_w = {}
-    _fold_if_many(account_id, int(parts))  # the packed changes summed: the kept rows are a row per cell
+    fold_if_many(account_id, int(parts))  # the packed changes summed: the kept rows are a row per cell
     for w, n in _loaded(whole):
         by_w[int(w)] = by_w.get(int(w), 0) + int(n)
     return by_w, {int(score): int(n) for score, n in _loaded(scores)}

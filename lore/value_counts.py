@@ -409,11 +409,11 @@ def value_counts(
         .filter(total__gt=0)
         .order_by("-total", "value")[:limit]
     )
-    _fold_if_many(account_id, sum(row["parts"] for row in rows))
+    fold_if_many(account_id, sum(row["parts"] for row in rows))
     return [(str(row["value"]), int(row["total"])) for row in rows]
 
 
-def _fold_if_many(account_id: int, rows_summed: int) -> None:
+def fold_if_many(account_id: int, rows_summed: int) -> None:
     """A read that summed more than VALUE_COUNTS_FOLD_AFTER rows (no beat folding them) folds them itself."""
     if rows_summed > VALUE_COUNTS_FOLD_AFTER.value:
         value_counts_fold(account_id)
@@ -481,7 +481,7 @@ def page_counts(account_id: int, where: Q) -> list[tuple[str, str, str, bool, bo
         .annotate(total=Sum("n"), parts=Count("pk"))
         .order_by()
     )
-    _fold_if_many(account_id, sum(row[6] for row in rows))
+    fold_if_many(account_id, sum(row[6] for row in rows))
     return [
         (scope, host, kind, archived, protected, int(total))
         for scope, host, kind, archived, protected, total, _ in rows
@@ -539,5 +539,5 @@ def histogram_counts(
         parts += int(summed)
         if int(total):
             counts[dimension][int(value)] = int(total)
-    _fold_if_many(account_id, parts)
+    fold_if_many(account_id, parts)
     return counts, (tuple(row) if boundary else None)
